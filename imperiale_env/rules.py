@@ -1,0 +1,284 @@
+"""The rules configuration: one frozen dataclass holding every rule RULES.md distinguishes.
+
+A game is played under exactly one :class:`Rules`.  The four presets of RULES.md are
+selected by name with :func:`make_rules` (``academie`` is the default), and any field can
+be overridden; an unknown field, a bad value or an impossible combination raises
+:class:`RulesError` saying what was wrong and what is allowed.
+
+Choices where RULES.md is silent (each also noted where it is used):
+
+* The turned honour (4 points to the dealer) is scored in every preset, three players
+  included (RULES.md section 5 changes the turned card's owner, not its value).
+* ``imperijal`` with three players keeps the 6-trick threshold of section 7 ("more than 6
+  tricks"); the turned-card impériale does not exist there, so overriding ``players=3``
+  on a preset that has it switches it off unless it is given explicitly.
+* A carte blanche in the Foster preset is an impériale in hand for the "both players
+  show" wipe exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from .cards import RANKS
+
+#: Rank names a rules field may use; ``low`` is the 7 with two players and the 6 with three.
+RANK_NAMES: tuple[str, ...] = ("K", "Q", "J", "A", "10", "9", "8", "7", "6", "low")
+
+CHRONOLOGIES = ("academie", "foster", "imperijal")
+COMPARISONS = ("each", "category", "number")
+DECLARATION_TIMINGS = ("before_play", "dealer_after_first_lead")
+FALLEN_IMPERIALES = ("off", "tricks", "tombee", "capture")
+POINT_TIES = ("priority", "split")
+TRICK_SCORINGS = ("excess", "difference", "bonus")
+
+
+class RulesError(ValueError):
+    """A rules configuration that cannot be played: the message says what is allowed."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule field of L'Impériale.  Build it with :func:`make_rules`, not by hand.
+
+    The defaults are the ``academie`` preset (RULES.md section 4).
+    """
+
+    preset: str = "academie"
+    players: int = 2
+    target_imperiales: int = 5
+
+    # Chronology and timing (sections 4, 6, 7).
+    chronology: str = "academie"
+    declaration_timing: str = "before_play"
+
+    # Turned card (section 4 step 1) and its protection from wipes in step 2.
+    turned_honour_points: int = 4
+    protect_turned_honour: bool = True
+
+    # Honours: ranks of the trump suit that count, and points for honours held in hand.
+    honour_ranks: tuple[str, ...] = ("A", "K", "Q", "J", "low")
+    honours_in_hand_points: int = 0
+
+    # Carte blanche: worth impériales (gain) or points (award), and whether it ends the deal.
+    carte_blanche_imperiales: int = 2
+    carte_blanche_points: int = 0
+    carte_blanche_ends_deal: bool = True
+
+    # Impériales in hand.
+    trump_quart_imperiales: int = 2
+    extra_sequence: bool = False  # Q J A low of a suit (Imperijal)
+    four_ranks: tuple[str, ...] = ("K", "Q", "J", "A", "low")
+    comparison: str = "each"  # each scores / best category scores (Foster) / by number
+    imperiales_as_points: bool = False  # Imperijal: each impériale is award(24), not gain(1)
+    turned_imperiale: bool = False
+    fallen_imperiale: str = "off"
+
+    # Point.
+    point_points: int = 4
+    point_tie: str = "priority"
+
+    # Tricks and capot.
+    trick_scoring: str = "excess"
+    trick_quota: int = 6
+    capot_imperiales: int = 2
+    capot_points: int = 0
+
+    # Play.
+    must_beat: bool = True
+    must_trump: bool = True
+    overtrump: bool = True
+    first_lead_trump: bool = False
+
+    # Wipe exception (Foster): both players show impériales in hand -> neither wipes.
+    mutual_show_no_wipe: bool = False
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record form: the preset name plus the fields that differ from it."""
+        base = make_rules(self.preset, players=self.players)
+        out: dict[str, Any] = {"preset": self.preset}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "preset":
+                continue
+            if f.name == "players" or value != getattr(base, f.name):
+                out[f.name] = list(value) if isinstance(value, tuple) else value
+        if self.players == _PRESETS[self.preset].get("players", 2):
+            out.pop("players", None)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        """Inverse of :meth:`to_dict` (the ``rules`` object of a record)."""
+        if not isinstance(data, dict):
+            raise RulesError(f"rules must be an object with a 'preset' name, got {data!r}")
+        data = dict(data)
+        preset = data.pop("preset", "academie")
+        return make_rules(preset, **data)
+
+
+_PRESETS: dict[str, dict[str, Any]] = {
+    "academie": {},
+    "academie3": {"players": 3, "trick_quota": 4, "first_lead_trump": True},
+    "foster": {
+        "chronology": "foster",
+        "declaration_timing": "dealer_after_first_lead",
+        "protect_turned_honour": False,
+        "carte_blanche_imperiales": 1,
+        "carte_blanche_ends_deal": False,
+        "trump_quart_imperiales": 1,
+        "comparison": "category",
+        "turned_imperiale": True,
+        "fallen_imperiale": "tombee",
+        "trick_scoring": "difference",
+        "mutual_show_no_wipe": True,
+    },
+    "imperijal": {
+        "chronology": "imperijal",
+        "protect_turned_honour": False,
+        "honour_ranks": ("K", "Q", "J", "low"),
+        "honours_in_hand_points": 4,
+        "carte_blanche_imperiales": 0,
+        "carte_blanche_points": 10,
+        "trump_quart_imperiales": 1,
+        "extra_sequence": True,
+        "comparison": "number",
+        "imperiales_as_points": True,
+        "turned_imperiale": True,
+        "fallen_imperiale": "capture",
+        "point_tie": "split",
+        "trick_scoring": "bonus",
+        "capot_imperiales": 0,
+        "capot_points": 8,
+        "must_beat": False,
+        "overtrump": False,
+    },
+}
+
+PRESET_NAMES: tuple[str, ...] = tuple(_PRESETS)
+
+
+def make_rules(preset: str = "academie", **overrides: Any) -> Rules:
+    """The rules of ``preset`` with ``overrides`` applied.
+
+    >>> make_rules("foster", target_imperiales=3).target_imperiales
+    3
+    """
+    if preset not in _PRESETS:
+        raise RulesError(f"unknown rules preset {preset!r} (allowed: {', '.join(PRESET_NAMES)})")
+    known = {f.name for f in fields(Rules)} - {"preset"}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise RulesError(
+            f"unknown rules field(s) {', '.join(map(repr, unknown))} "
+            f"(allowed: {', '.join(sorted(known))})"
+        )
+    values: dict[str, Any] = dict(_PRESETS[preset])
+    if overrides.get("players", values.get("players", 2)) == 3 and "turned_imperiale" not in overrides:
+        values["turned_imperiale"] = False
+    values.update(overrides)
+    for name in ("honour_ranks", "four_ranks"):
+        if isinstance(values.get(name), list):
+            values[name] = tuple(values[name])
+    return Rules(preset=preset, **values)
+
+
+def resolve_rules(rules: Rules | str | dict[str, Any] | None) -> Rules:
+    """Accept what users pass as ``rules=``: a Rules, a preset name, a record dict or None."""
+    if rules is None:
+        return make_rules()
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return make_rules(rules)
+    if isinstance(rules, dict):
+        return Rules.from_dict(rules)
+    raise RulesError(f"rules must be a Rules, a preset name or a dict, got {type(rules).__name__}")
+
+
+def rank_index(name: str, players: int) -> int:
+    """Trick-order rank index of a rank name from a rules field (``low`` resolved)."""
+    if name == "low":
+        name = "7" if players == 2 else "6"
+    return RANKS.index(name)
+
+
+def _choice(rules: Rules, name: str, allowed: tuple[Any, ...]) -> None:
+    value = getattr(rules, name)
+    if value not in allowed:
+        raise RulesError(f"rules field {name}={value!r} is not allowed (allowed: {allowed})")
+
+
+def _validate(rules: Rules) -> None:
+    if rules.preset not in _PRESETS:
+        raise RulesError(f"unknown rules preset {rules.preset!r} (allowed: {', '.join(PRESET_NAMES)})")
+    expected = {f.name: f.type for f in fields(rules)}
+    for name, value in asdict(rules).items():
+        kind = expected[name]
+        ok = {
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "bool": isinstance(value, bool),
+            "str": isinstance(value, str),
+        }.get(kind, isinstance(value, tuple))
+        if not ok:
+            raise RulesError(f"rules field {name}={value!r} must be of type {kind}")
+    _choice(rules, "players", (2, 3))
+    _choice(rules, "chronology", CHRONOLOGIES)
+    _choice(rules, "declaration_timing", DECLARATION_TIMINGS)
+    _choice(rules, "comparison", COMPARISONS)
+    _choice(rules, "fallen_imperiale", FALLEN_IMPERIALES)
+    _choice(rules, "point_tie", POINT_TIES)
+    _choice(rules, "trick_scoring", TRICK_SCORINGS)
+    if rules.target_imperiales < 1:
+        raise RulesError(f"target_imperiales must be at least 1, got {rules.target_imperiales}")
+    if not 0 <= rules.trick_quota <= 12:
+        raise RulesError(f"trick_quota must be between 0 and 12, got {rules.trick_quota}")
+    for name in (
+        "turned_honour_points", "honours_in_hand_points", "carte_blanche_imperiales",
+        "carte_blanche_points", "trump_quart_imperiales", "point_points", "capot_imperiales",
+        "capot_points",
+    ):
+        if getattr(rules, name) < 0:
+            raise RulesError(f"rules field {name} must not be negative, got {getattr(rules, name)}")
+    for name in ("honour_ranks", "four_ranks"):
+        ranks = getattr(rules, name)
+        bad = [r for r in ranks if r not in RANK_NAMES]
+        if bad:
+            raise RulesError(f"rules field {name} has unknown rank(s) {bad} (allowed: {RANK_NAMES})")
+        resolved = [rank_index(r, rules.players) for r in ranks]
+        if len(set(resolved)) != len(resolved):
+            raise RulesError(f"rules field {name} names a rank twice: {ranks}")
+        if rules.players == 2 and RANKS.index("6") in resolved:
+            raise RulesError(f"rules field {name} names the 6, which two players do not use")
+    if rules.carte_blanche_imperiales and rules.carte_blanche_points:
+        raise RulesError(
+            "carte blanche is worth impériales or points, not both: set one of "
+            "carte_blanche_imperiales / carte_blanche_points to 0"
+        )
+    if rules.capot_imperiales and rules.capot_points:
+        raise RulesError("capot is worth impériales or points, not both: set one of them to 0")
+    if rules.players == 3:
+        if rules.turned_imperiale:
+            raise RulesError("the turned-card impériale needs two players (with three there is no turned card)")
+        if rules.chronology == "foster" or rules.declaration_timing != "before_play":
+            raise RulesError("the Foster chronology and declaration timing are for two players only")
+        if rules.comparison == "category":
+            raise RulesError("comparison='category' (Foster) is for two players only")
+        if rules.fallen_imperiale == "tombee":
+            raise RulesError("fallen_imperiale='tombee' (Foster) is for two players only")
+        if rules.trick_scoring == "difference":
+            raise RulesError("trick_scoring='difference' (Foster) is for two players only")
+    if rules.declaration_timing == "dealer_after_first_lead" and rules.chronology != "foster":
+        raise RulesError(
+            "declaration_timing='dealer_after_first_lead' needs chronology='foster' "
+            "(the other chronologies score impériales in hand before the point)"
+        )
+    if rules.comparison == "number" and not rules.imperiales_as_points:
+        raise RulesError("comparison='number' scores 24 points an impériale: it needs imperiales_as_points=True")
+    if rules.carte_blanche_ends_deal and rules.chronology == "foster":
+        raise RulesError("carte_blanche_ends_deal needs a chronology that scores it before the point")
+

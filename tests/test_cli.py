@@ -1,0 +1,33 @@
+"""The ``imperiale`` command line: version, the commands not built yet, and replay's errors."""
+
+from __future__ import annotations
+
+from imperiale_env.cli import main
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    out = capsys.readouterr().out.strip()
+    assert out.startswith("imperiale ")
+    assert out.split()[-1][0].isdigit()
+
+
+def test_train_not_built_yet(capsys):
+    assert main(["train"]) != 0
+    err = capsys.readouterr().err
+    assert "imperiale train" in err
+    assert "not built yet" in err
+
+
+def test_no_command_prints_help(capsys):
+    assert main([]) == 2
+    assert "usage: imperiale" in capsys.readouterr().err
+
+
+def test_replay_missing_file(capsys):
+    path = "/nonexistent.json"
+    assert main(["replay", path]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("imperiale replay: error:")
+    assert path in captured.err

@@ -1,0 +1,1 @@
+"""Self-play training: configurations, rollout collection, learning updates, checkpoints and logging."""
