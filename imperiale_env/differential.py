@@ -1,0 +1,109 @@
+"""Differential check: the batched engine against the reference engine, game by game.
+
+Both engines play the same seeded games with the same random legal actions; at every
+decision the acting player and the legal mask must agree, after every trick the trick
+counts, and at the end every score event (in order), the scores and the winner.  Used by
+the test suite (thousands of games) and by ``benchmarks/differential.py`` (millions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from .batch import EVENT_KINDS, BatchGame
+from .game import Game
+from .rules import Rules, resolve_rules
+
+
+class Disagreement(AssertionError):
+    """The two engines differ; the message names the game seed, the step and what differs."""
+
+
+def event_rows(game: Game) -> list[tuple[int, int, int, int]]:
+    """The reference game's events as the batched engine logs them: (deal, kind, player, amount)."""
+    rows = []
+    for e in game.events:
+        kind = e["event"]
+        if kind == "imperiale":
+            amount = e["count"]
+        elif kind == "game_over":
+            amount = 0
+        elif "points" in e:
+            amount = e["points"]
+        else:
+            amount = e["imperiales"]
+        rows.append((e["deal"], EVENT_KINDS.index(kind), e["player"], amount))
+    return rows
+
+
+def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row of a bool mask."""
+    return np.argmax(rng.random(mask.shape) * mask, axis=1)
+
+
+def compare(
+    rules: Rules | str,
+    num_games: int,
+    seed: int,
+    *,
+    single_deal: bool = False,
+    start: tuple[Iterable[int], Iterable[int], int] | None = None,
+) -> int:
+    """Play ``num_games`` games in both engines; raise :class:`Disagreement` on any
+    difference.  ``start = (imperiales, points, dealer)`` starts every game from that score.
+    Returns the number of decisions checked."""
+    rules = resolve_rules(rules)
+    batch = BatchGame(rules, num_games, single_deal=single_deal, record_events=True)
+    kwargs = {}
+    if start is not None:
+        imp, pts, dealer = start
+        kwargs = {"imperiales": list(imp), "points": list(pts), "dealer": dealer}
+        batch.reset(seed, imperiales=np.array(kwargs["imperiales"]), points=np.array(kwargs["points"]), dealer=dealer)
+    else:
+        batch.reset(seed)
+    refs = [Game(rules, seed=int(s), single_deal=single_deal, **kwargs) for s in batch.seed]
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    step = 0
+    while not batch.done.all():
+        mask = batch.legal_action_mask()
+        for i, ref in enumerate(refs):
+            where = f"game seed {int(batch.seed[i])} ({rules.preset}), step {step}"
+            if batch.done[i]:
+                if ref.current_player is not None:
+                    raise Disagreement(f"{where}: batch ended, reference still waits on player {ref.current_player}")
+                continue
+            if ref.current_player != batch.current_player[i]:
+                raise Disagreement(f"{where}: player {batch.current_player[i]} to act, reference {ref.current_player}")
+            if not np.array_equal(ref.legal_mask(), mask[i]):
+                raise Disagreement(
+                    f"{where}: legal {np.flatnonzero(mask[i]).tolist()}, reference {ref.legal_actions()}"
+                )
+            if ref.state is not None and list(ref.state.tricks) != batch.tricks[i].tolist():
+                raise Disagreement(f"{where}: tricks {batch.tricks[i].tolist()}, reference {ref.state.tricks}")
+        actions = random_legal(rng, mask)
+        decisions += int((~batch.done).sum())
+        batch.step(actions)
+        for i, ref in enumerate(refs):
+            if ref.current_player is not None:
+                ref.step(int(actions[i]))
+        step += 1
+    events = batch.pop_events()
+    for i, ref in enumerate(refs):
+        where = f"game seed {int(batch.seed[i])} ({rules.preset})"
+        mine = [tuple(int(x) for x in row[1:]) for row in events[events[:, 0] == i]]
+        theirs = event_rows(ref)
+        if mine != theirs:
+            first = next(k for k in range(min(len(mine), len(theirs)) + 1)
+                         if k >= min(len(mine), len(theirs)) or mine[k] != theirs[k])
+            raise Disagreement(
+                f"{where}: score events differ from event {first}: batch {mine[first:first + 4]}, "
+                f"reference {theirs[first:first + 4]} (rows are deal, kind, player, amount; kinds {EVENT_KINDS})"
+            )
+        if batch.imperiales[i].tolist() != ref.imperiales or batch.points[i].tolist() != ref.points:
+            raise Disagreement(f"{where}: final score differs")
+        if (batch.winner[i] if batch.winner[i] >= 0 else None) != ref.winner:
+            raise Disagreement(f"{where}: winner {batch.winner[i]}, reference {ref.winner}")
+    return decisions
