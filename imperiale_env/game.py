@@ -26,6 +26,8 @@ Decisions taken where RULES.md is silent (also noted in the issue):
   honours captured, tricks, capot, fallen impériale.  The fallen impériale needs the A and
   the low trump taken from another player (not the player's own cards).
 * After the 12th trick with three players, capot means all 12 tricks.
+* An award worth two impériales whose first reaches the target ends the game at once:
+  the winner may keep 24 points or more, since nothing after the target is scored.
 """
 
 from __future__ import annotations

@@ -117,7 +117,9 @@ class Rules:
         if not isinstance(data, dict):
             raise RulesError(f"rules must be an object with a 'preset' name, got {data!r}")
         data = dict(data)
-        preset = data.pop("preset", "academie")
+        if "preset" not in data:
+            raise RulesError(f"rules need a 'preset' name (allowed: {', '.join(PRESET_NAMES)}), got {data!r}")
+        preset = data.pop("preset")
         return make_rules(preset, **data)
 
 
@@ -168,7 +170,7 @@ def make_rules(preset: str = "academie", **overrides: Any) -> Rules:
     >>> make_rules("foster", target_imperiales=3).target_imperiales
     3
     """
-    if preset not in _PRESETS:
+    if not isinstance(preset, str) or preset not in _PRESETS:
         raise RulesError(f"unknown rules preset {preset!r} (allowed: {', '.join(PRESET_NAMES)})")
     known = {f.name for f in fields(Rules)} - {"preset"}
     unknown = sorted(set(overrides) - known)
