@@ -65,6 +65,8 @@ SEQUENCE_ITEMS = range(5, 9)
 FOUR_ITEMS_START = 9
 NUM_ITEMS = 14
 KQJ = RANK_MASK[K] | RANK_MASK[Q] | RANK_MASK[J]
+#: ``_VOID_BITS[v]``: the four suit flags of a void mask, as float32.
+_VOID_BITS = ((np.arange(16)[:, None] >> np.arange(NUM_SUITS)) & 1).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,14 @@ def build_stages(rules: Rules) -> list[Stage]:
         s += [Stage("score_cb"), Stage("score_by_number")] + points
         s += [Stage("honours_in_hand"), Stage("cb_end")]
     s += [Stage("play")] + [Stage(x) for x in after] + [Stage("deal_end")]
-    return s
+    idle = {
+        "fallen": rules.fallen_imperiale == "off",
+        "ask_turned": not rules.turned_imperiale,
+        "score_turned": not rules.turned_imperiale,
+        "cb_end": not rules.carte_blanche_ends_deal,
+        "honours_in_hand": not rules.honours_in_hand_points,
+    }
+    return [st for st in s if not idle.get(st.kind, False)]
 
 
 _DECISION_STAGES = {"ask_now": QUESTION, "ask": QUESTION, "ask_turned": QUESTION, "point": POINT,
@@ -134,9 +143,12 @@ class BatchGame:
         self.single_deal = single_deal
         self.record_events = record_events
         self.stages = build_stages(self.rules)
-        self._stage_index = {(st.kind, st.pos): i for i, st in enumerate(self.stages)}
         self._decision_kind = np.array([_DECISION_STAGES.get(st.kind, NONE) for st in self.stages], dtype=np.int64)
         self._pack = np.array(deck(P), dtype=np.int64)
+        self._seats = np.arange(P)[None, :]
+        self._is_turned_stage = np.array([st.kind == "ask_turned" for st in self.stages])
+        self._is_now_stage = np.array([st.kind == "ask_now" for st in self.stages])
+        self._is_play_stage = np.array([st.kind == "play" for st in self.stages])
         self._build_tables()
         n = self.n
         self._ar = np.arange(n)
@@ -158,7 +170,7 @@ class BatchGame:
         self.captured = np.zeros((n, P), dtype=np.uint64)
         self.played = np.zeros((n, P), dtype=np.uint64)
         self.revealed = np.zeros((n, P), dtype=np.uint64)
-        self.voids = np.zeros((n, P, NUM_SUITS), dtype=bool)
+        self.voids = np.zeros((n, P), dtype=np.int64)  # bit s: known to lack suit s
         self.order = np.zeros((n, len(self._pack)), dtype=np.int64)
         self.turned = np.zeros(n, dtype=np.int64)
         self.trump = np.zeros(n, dtype=np.int64)
@@ -191,6 +203,7 @@ class BatchGame:
         self._bits: np.ndarray | None = None
         self.final_imperiales = np.zeros((n, P), dtype=np.int64)
         self.final_points = np.zeros((n, P), dtype=np.int64)
+        self._obs_masks = np.zeros((n, 12), dtype=np.uint64)
         self._value_at_start = np.zeros((n, P), dtype=np.float64)
 
     # ------------------------------------------------------------------ tables
@@ -213,7 +226,8 @@ class BatchGame:
         for j, rank in enumerate(self.four_ranks):
             item_mask[FOUR_ITEMS_START + j] = RANK_MASK[rank]
             enabled[FOUR_ITEMS_START + j] = True
-        self.item_mask, self.item_enabled = item_mask, enabled
+        self.item_mask = item_mask
+        self._item_weights = np.where(enabled, 1 << np.arange(NUM_ITEMS), 0).astype(np.int64)
         # Which item slots are sequences / fours, and their comparison strength (Foster).
         self.item_kind = np.array(
             ["carte_blanche"] + ["quart_major"] * 4 + ["sequence"] * 4 + ["four_of_a_kind"] * 5, dtype=object
@@ -303,38 +317,48 @@ class BatchGame:
 
     def _award(self, idx: np.ndarray, p: np.ndarray, n: np.ndarray | int, kind: str) -> None:
         """award(p, n) of RULES.md section 3, for the games ``idx`` (each with its player)."""
+        if not len(idx):
+            return
         self._log(idx, kind, p, n)
-        self.points[idx, p] += n
-        while True:
-            crossed = self.points[idx, p] >= POINTS_PER_IMPERIALE
-            if not crossed.any():
-                return
-            ci, cp = idx[crossed], p[crossed]
-            self.points[ci, cp] -= POINTS_PER_IMPERIALE
-            self._gain(ci, cp, 1)
-            keep = ~self.over[idx]
-            idx, p = idx[keep], p[keep]
+        P = self.players
+        points = self.points.reshape(-1)
+        fi = idx * P + p
+        points[fi] += n
+        crossed = points[fi] >= POINTS_PER_IMPERIALE
+        while crossed.any():
+            idx, p = idx[crossed], p[crossed]
+            points[idx * P + p] -= POINTS_PER_IMPERIALE
+            self._gain(idx, p, 1)
+            idx, p = self._alive(idx, p)
+            crossed = points[idx * P + p] >= POINTS_PER_IMPERIALE
 
     def _gain(self, idx: np.ndarray, p: np.ndarray, k: np.ndarray | int, *, wipe: np.ndarray | bool = True,
               protect: bool = False) -> None:
-        """gain(p, k): impériales, the wipe of every opponent, the end of the game at the target."""
-        if len(idx) == 0:
+        """gain(p, k): impériales, the wipe of every opponent, the end of the game at the target.
+
+        With ``protect`` (Académie step 2) the dealer keeps at most the turned honour's points."""
+        if not len(idx):
             return
-        self.imperiales[idx, p] += k
+        imperiales = self.imperiales.reshape(-1)
+        fi = idx * self.players + p
+        imperiales[fi] += k
         self._log(idx, "imperiale", p, k)
-        wipe = np.broadcast_to(np.asarray(wipe), idx.shape)
-        for q in range(self.players):
-            sel = wipe & (p != q)
-            gi = idx[sel]
-            keep = np.zeros(len(gi), dtype=np.int64)
-            if protect:
-                shielded = self.turned_honour_scored[gi] & (self.dealer[gi] == q)
-                keep = np.where(shielded, np.minimum(self.points[gi, q], self.rules.turned_honour_points), 0)
-            lost = self.points[gi, q] - keep
-            wiped = lost > 0
-            self._log(gi[wiped], "wipe", np.full(wiped.sum(), q), lost[wiped])
-            self.points[gi, q] = keep
-        reached = self.imperiales[idx, p] >= self.rules.target_imperiales
+        points = self.points[idx]
+        opponent = self._seats != p[:, None]
+        if wipe is not True:
+            opponent &= np.asarray(wipe)[:, None]
+        keep = 0
+        if protect:
+            shield = self.turned_honour_scored[idx, None] & (self._seats == self.dealer[idx, None])
+            keep = np.where(shield, np.minimum(points, self.rules.turned_honour_points), 0)
+        after = np.where(opponent, keep, points)
+        if self.record_events:
+            lost = points - after
+            for q in range(self.players):
+                wiped = lost[:, q] > 0
+                self._log(idx[wiped], "wipe", np.full(wiped.sum(), q), lost[wiped, q])
+        self.points[idx] = after
+        reached = imperiales[fi] >= self.rules.target_imperiales
         if reached.any():
             ri = idx[reached]
             self.over[ri] = True
@@ -376,7 +400,8 @@ class BatchGame:
         self.kind[idx] = NONE
         idx = self._still_running(idx)
         while len(idx):
-            for s, st in enumerate(self.stages):
+            for s in range(int(self.stage[idx].min()), len(self.stages)):
+                st = self.stages[s]
                 sel = idx[self.stage[idx] == s]
                 if not len(sel):
                     continue
@@ -430,15 +455,16 @@ class BatchGame:
                 order[gi] = self.explicit_deals[idx[gi], self.deal_index[idx[gi]]]
         self.order[idx] = order
         dealer = self.dealer[idx]
-        for k in range(P):
-            seat = (dealer + 1 + k) % P
-            self.dealt[idx, seat] = mask_of(order[:, 12 * k : 12 * (k + 1)])
-        self.hands[idx] = self.dealt[idx]
+        seats = (dealer[:, None] + 1 + self._seats) % P
+        dealt = np.empty((len(idx), P), dtype=np.uint64)
+        np.put_along_axis(dealt, seats, mask_of(order[:, : 12 * P].reshape(len(idx), P, 12)), axis=1)
+        self.dealt[idx] = dealt
+        self.hands[idx] = dealt
         self.turned[idx] = order[:, 24] if P == 2 else order[:, 35]
         self.trump[idx] = CARD_SUIT[self.turned[idx]]
         for name in ("captured", "played", "revealed", "shown"):
             getattr(self, name)[idx] = 0
-        self.voids[idx] = False
+        self.voids[idx] = 0
         self.point_suit[idx] = -1
         self.point_count[idx] = 0
         self.point_value[idx] = 0
@@ -453,18 +479,14 @@ class BatchGame:
         self.turned_asked[idx] = False
         self.turned_honour_scored[idx] = False
         # What each hand may show, in canonical order.
-        hands = self.dealt[idx]
-        items = np.zeros((len(idx), P), dtype=np.int64)
-        items |= ((hands & KQJ) == 0).astype(np.int64) << CB_ITEM
-        for j in range(1, NUM_ITEMS):
-            if self.item_enabled[j]:
-                m = self.item_mask[j]
-                items |= ((hands & m) == m).astype(np.int64) << j
+        has = (dealt[:, :, None] & self.item_mask) == self.item_mask
+        has[:, :, CB_ITEM] = (dealt & KQJ) == 0
+        items = has.astype(np.int64) @ self._item_weights
         self.items[idx] = items
         self.pending[idx] = items
         if self.rules.turned_imperiale:
             need = self.turned_need[self.turned[idx]]
-            dh = self.dealt[idx, dealer][:, None]
+            dh = dealt[np.arange(len(idx)), dealer][:, None]
             self.turned_eligible[idx] = ((need != 0) & ((dh & need) == need)).any(axis=1)
         else:
             self.turned_eligible[idx] = False
@@ -748,9 +770,10 @@ class BatchGame:
         idx = np.flatnonzero(active)
         kind = self.kind[idx]
         h = self.history_len[idx]
-        room = h < HISTORY_LEN
-        self.history_actions[idx[room], h[room]] = a[idx[room]]
-        self.history_players[idx[room], h[room]] = self.current_player[idx[room]]
+        room = idx[h < HISTORY_LEN]
+        at = room * HISTORY_LEN + self.history_len[room]
+        self.history_actions.reshape(-1)[at] = a[room]
+        self.history_players.reshape(-1)[at] = self.current_player[room]
         self.history_len[idx] += 1
         moving = [self._apply_question(idx[kind == QUESTION], a), self._apply_point(idx[kind == POINT], a),
                   self._apply_play(idx[kind == PLAY], a)]
@@ -762,7 +785,7 @@ class BatchGame:
             return idx
         show = a[idx] == act.SHOW
         st = self.stage[idx]
-        turned_q = np.array([self.stages[s].kind == "ask_turned" for s in range(len(self.stages))])[st]
+        turned_q = self._is_turned_stage[st]
         # The turned-card impériale.
         ti = idx[turned_q]
         self.turned_shown[ti] = show[turned_q]
@@ -776,7 +799,7 @@ class BatchGame:
         self.shown[s_idx, s_p] |= 1 << s_j
         cards = np.where(s_j == CB_ITEM, self.dealt[s_idx, s_p], self.item_mask[s_j])
         self.revealed[s_idx, s_p] |= cards
-        now = np.array([self.stages[s].kind == "ask_now" for s in range(len(self.stages))])[st[~turned_q]][qshow]
+        now = self._is_now_stage[st[~turned_q]][qshow]
         for jj in np.unique(s_j[now]) if now.any() else []:
             sel = now & (s_j == jj)
             self._score_item(s_idx[sel], s_p[sel], int(jj), protect=self.rules.protect_turned_honour)
@@ -797,39 +820,49 @@ class BatchGame:
         return idx
 
     def _apply_play(self, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """Play the cards; returns the games that leave the play stage (no trick left, or
+        the Foster first lead); the others wait on the next card at once."""
         if not len(idx):
             return idx
         P = self.players
         p = self.current_player[idx]
+        fi = idx * P + p
         c = a[idx]
         bit = BIT[c]
-        self.hands[idx, p] &= ~bit
-        self.played[idx, p] |= bit
+        hands, played = self.hands.reshape(-1), self.played.reshape(-1)
+        hands[fi] &= ~bit
+        played[fi] |= bit
         pos = self.trick_len[idx]
-        self.trick_cards[idx, pos] = c
+        trick = self.trick_cards.reshape(-1)
+        trick[idx * P + pos] = c
         first = pos == 0
-        led = np.where(first, c, self.trick_cards[idx, 0])
-        suit_c, suit_led = CARD_SUIT[c], CARD_SUIT[led]
-        self.voids[idx[~first], p[~first], suit_led[~first]] |= suit_c[~first] != suit_led[~first]
+        suit_c = CARD_SUIT[c]
+        suit_led = np.where(first, suit_c, CARD_SUIT[trick[idx * P]])
+        voids = self.voids.reshape(-1)
+        voids[fi] |= np.where(suit_c != suit_led, 1 << suit_led, 0)
         win = self.win_card[idx]
         trump = self.trump[idx]
-        beats = ((CARD_SUIT[win] == suit_c) & (CARD_RANK[c] < CARD_RANK[win])) | (
-            (suit_c == trump) & (CARD_SUIT[win] != trump)
-        )
+        suit_w = CARD_SUIT[win]
+        beats = ((suit_w == suit_c) & (CARD_RANK[c] < CARD_RANK[win])) | ((suit_c == trump) & (suit_w != trump))
         take = first | beats
         self.win_card[idx] = np.where(take, c, win)
-        self.win_player[idx] = np.where(take, p, self.win_player[idx])
-        self.trick_len[idx] = pos + 1
-        done = pos + 1 == P
+        winner = np.where(take, p, self.win_player[idx])
+        self.win_player[idx] = winner
+        length = pos + 1
+        done = length == P
+        self.trick_len[idx] = np.where(done, 0, length)
         di = idx[done]
-        w = self.win_player[di]
-        self.captured[di, w] |= mask_of(self.trick_cards[di])
-        self.tricks[di, w] += 1
-        self.tricks_played[di] += 1
-        self.trick_len[di] = 0
-        self.trick_cards[di] = -1
-        self.leader[di] = w
-        return idx
+        if len(di):
+            w = winner[done]
+            wi = di * P + w
+            self.captured.reshape(-1)[wi] |= mask_of(self.trick_cards[di])
+            self.tricks.reshape(-1)[wi] += 1
+            self.tricks_played[di] += 1
+            self.trick_cards[di] = -1
+            self.leader[di] = w
+        leader = self.leader[idx]
+        self.current_player[idx] = np.where(done, leader, (leader + length) % P)
+        return idx[(done & (self.tricks_played[idx] == 12)) | ~self._is_play_stage[self.stage[idx]]]
 
     def _finish_step(self) -> tuple[np.ndarray, np.ndarray]:
         P = self.players
@@ -865,69 +898,62 @@ class BatchGame:
 
     # ------------------------------------------------------------------ observation
 
-    def observe(self, out: np.ndarray | None = None) -> np.ndarray:
-        """The acting player's observation in every game, ``(N, OBS_SIZE)`` float32
-        (layout in :mod:`observation`).  Pass ``out`` to fill a preallocated buffer."""
+    def observe(self, out: np.ndarray | None = None, players: np.ndarray | None = None) -> np.ndarray:
+        """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`observation`) of the acting
+        player in every game, or of ``players`` (one seat per game; a player who is not to act
+        sees no pending decision).  Pass ``out`` to fill a preallocated buffer.
+
+        The card blocks are one bitmask per block, unpacked in a single call; every block is
+        written whole, so the buffer is never cleared first (the observation is memory-bound)."""
         P, n = self.players, self.n
         if out is None:
-            out = np.zeros((n, OBS_SIZE), dtype=np.float32)
-        else:
-            out[:] = 0.0
-        cur = np.maximum(self.current_player, 0)
+            out = np.empty((n, OBS_SIZE), dtype=np.float32)
+        cur = np.maximum(self.current_player, 0) if players is None else np.asarray(players, dtype=np.int64)
+        acting = (self.kind != NONE) & (cur == self.current_player)
         ar = self._ar
-        seats = (cur[:, None] + np.arange(P)[None, :]) % P  # relative seat -> absolute
-        # All the card blocks, unpacked in one go.
-        masks = np.zeros((n, 12), dtype=np.uint64)
-        masks[:, 0] = self.hands[ar, cur]
+        seats = (cur[:, None] + self._seats) % P  # relative seat -> absolute
+        flat = ar[:, None] * P + seats
+        # Card blocks: hand, played x3, trick x3, revealed x3, turned, question cards.
+        masks = self._obs_masks
+        masks[:, 0] = self.hands.reshape(-1)[flat[:, 0]]
         tc = self.trick_cards
-        trick_masks = np.where(tc >= 0, BIT[np.maximum(tc, 0)], np.uint64(0))  # by trick position
-        trick_by_seat = np.zeros((n, P), dtype=np.uint64)
-        for pos in range(P):
-            player = (self.leader + pos) % P
-            trick_by_seat[ar, player] |= trick_masks[:, pos]
-        for k in range(P):
-            masks[:, 1 + k] = self.played[ar, seats[:, k]]
-            masks[:, 4 + k] = trick_by_seat[ar, seats[:, k]]
-            masks[:, 7 + k] = self.revealed[ar, seats[:, k]]
+        by_pos = np.where(tc >= 0, BIT[np.maximum(tc, 0)], np.uint64(0)).reshape(-1)
+        masks[:, 4 : 4 + P] = by_pos[ar[:, None] * P + (seats - self.leader[:, None]) % P]
+        masks[:, 1 : 1 + P] = self.played.reshape(-1)[flat]
+        masks[:, 7 : 7 + P] = self.revealed.reshape(-1)[flat]
         masks[:, 10] = BIT[self.turned]
-        masks[:, 11] = self._question_cards(cur)
-        cards = unpack(masks, NUM_CARDS)
-        o = out
-        o[:, OFFSETS["hand"]] = cards[:, 0]
-        o[:, OFFSETS["played"]] = cards[:, 1:4].reshape(n, -1)
-        o[:, OFFSETS["trick"]] = cards[:, 4:7].reshape(n, -1)
-        o[:, OFFSETS["revealed"]] = cards[:, 7:10].reshape(n, -1)
-        o[:, OFFSETS["turned"]] = cards[:, 10]
-        o[:, OFFSETS["question_cards"]] = cards[:, 11]
-        o[ar, OFFSETS["trump"].start + self.trump] = 1.0
-        vo = np.zeros((n, 3, NUM_SUITS), dtype=np.float32)
-        vo[:, :P] = self.voids[ar[:, None], seats]
-        o[:, OFFSETS["voids"]] = vo.reshape(n, -1)
-        active = self.kind != NONE
-        ai = ar[active]
-        o[ai, OFFSETS["phase"].start + self.kind[active]] = 1.0
-        q = self.kind == QUESTION
-        o[ar[q], OFFSETS["question_kind"].start + self._question_kind(cur)[q]] = 1.0
-        dp = np.zeros((n, 3, 4), dtype=np.float32)
-        ans = self.point_answered[ar[:, None], seats]
-        declared = self.point_suit[ar[:, None], seats] >= 0
-        dp[:, :P, 0] = declared
-        dp[:, :P, 1] = ans & ~declared
-        dp[:, :P, 2] = self.point_count[ar[:, None], seats] / 12.0
-        dp[:, :P, 3] = self.point_value[ar[:, None], seats] / 120.0
-        o[:, OFFSETS["declared_point"]] = dp.reshape(n, -1)
-        sl = OFFSETS["imperiales"].start
-        o[:, sl : sl + P] = self.imperiales[ar[:, None], seats] / self.rules.target_imperiales
-        sl = OFFSETS["points"].start
-        o[:, sl : sl + P] = self.points[ar[:, None], seats] / POINTS_PER_IMPERIALE
-        sl = OFFSETS["tricks"].start
-        o[:, sl : sl + P] = self.tricks[ar[:, None], seats] / 12.0
-        o[ar, OFFSETS["dealer"].start + (self.dealer - cur) % P] = 1.0
+        q = acting & (self.kind == QUESTION)
+        masks[:, 11] = np.where(q, self._question_cards(cur), np.uint64(0)) if q.any() else 0
+        bits = np.unpackbits(masks.view(np.uint8).reshape(n, 12, 8), axis=-1, bitorder="little", count=NUM_CARDS)
+        cards_end = OFFSETS["turned"].stop
+        out[:, :cards_end] = bits[:, :11].reshape(n, cards_end)
+        out[:, cards_end:] = 0.0
+        out[:, OFFSETS["question_cards"]] = bits[:, 11]
+        out[ar, OFFSETS["trump"].start + self.trump] = 1.0
+        sl = OFFSETS["voids"].start
+        out[:, sl : sl + 4 * P] = _VOID_BITS[self.voids.reshape(-1)[flat]].reshape(n, -1)
+        out[ar[acting], OFFSETS["phase"].start + self.kind[acting]] = 1.0
+        if q.any():
+            out[ar[q], OFFSETS["question_kind"].start + self._question_kind(cur)[q]] = 1.0
+        declared = self.point_suit.reshape(-1)[flat] >= 0
+        point = out[:, OFFSETS["declared_point"]].reshape(n, 3, 4)
+        point[:, :P, 0] = declared
+        point[:, :P, 1] = self.point_answered.reshape(-1)[flat] & ~declared
+        point[:, :P, 2] = self.point_count.reshape(-1)[flat] / 12.0
+        point[:, :P, 3] = self.point_value.reshape(-1)[flat] / 120.0
+        for name, values, scale in (
+            ("imperiales", self.imperiales, self.rules.target_imperiales),
+            ("points", self.points, POINTS_PER_IMPERIALE),
+            ("tricks", self.tricks, 12.0),
+        ):
+            sl = OFFSETS[name].start
+            out[:, sl : sl + P] = values.reshape(-1)[flat] / scale
+        out[ar, OFFSETS["dealer"].start + (self.dealer - cur) % P] = 1.0
         led = self.trick_len > 0
-        o[ar[led], OFFSETS["leader"].start + ((self.leader - cur) % P)[led]] = 1.0
+        out[ar[led], OFFSETS["leader"].start + ((self.leader - cur) % P)[led]] = 1.0
         sl = OFFSETS["progress"].start
-        o[:, sl] = self.tricks_played / 12.0
-        o[:, sl + 1] = float(P == 3)
+        out[:, sl] = self.tricks_played / 12.0
+        out[:, sl + 1] = float(P == 3)
         return out
 
     def _question_item(self, cur: np.ndarray) -> np.ndarray:
@@ -935,8 +961,7 @@ class BatchGame:
         return np.where(pend != 0, lowest_bit_index(np.where(pend != 0, pend, ONE)), -1)
 
     def _is_turned_question(self) -> np.ndarray:
-        kinds = np.array([st.kind == "ask_turned" for st in self.stages])
-        return (self.kind == QUESTION) & kinds[self.stage]
+        return (self.kind == QUESTION) & self._is_turned_stage[self.stage]
 
     def _question_kind(self, cur: np.ndarray) -> np.ndarray:
         item = self._question_item(cur)
