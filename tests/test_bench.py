@@ -1,0 +1,28 @@
+"""The benchmark runs end to end and reports every engine (figures are not asserted: no timed tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from imperiale_env.bench import run_bench
+from imperiale_env.cli import main
+
+
+def test_bench_reports_each_engine_and_batch_size():
+    lines = list(run_bench([1, 8], seconds=0.05, rules="academie3"))
+    text = "\n".join(lines)
+    assert "reference engine:" in text
+    assert "batch 1:" in text and "batch 8:" in text
+    assert "x reference" in text and "with observations" in text
+
+
+@pytest.mark.parametrize("bad", [{"seconds": 0}, {"batch_sizes": [0]}])
+def test_bench_refuses_bad_settings(bad):
+    kwargs = {"batch_sizes": [1], "seconds": 0.05, **bad}
+    with pytest.raises(ValueError):
+        list(run_bench(**kwargs))
+
+
+def test_bench_command(capsys):
+    assert main(["bench", "--seconds", "0.05", "--batch-sizes", "2"]) == 0
+    assert "batch 2:" in capsys.readouterr().out
