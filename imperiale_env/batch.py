@@ -122,7 +122,9 @@ class BatchGame:
     :func:`~imperiale_env.shuffle.next_game_seed`), so the batch never idles; the step
     that ended it reports the rewards and ``terminated``.  ``single_deal``: a game is one
     deal, from the start score given to :meth:`reset`.  ``record_events``: keep the score
-    events for :meth:`pop_events` (tests, replays); off for speed.
+    events for :meth:`pop_events` (tests, replays); ``keep_history``: keep every game's
+    deals and decisions so that :func:`~imperiale_env.batch_records.record_from_batch` can
+    write its record; both off for speed.
     """
 
     def __init__(
@@ -133,6 +135,7 @@ class BatchGame:
         auto_next_game: bool = False,
         single_deal: bool = False,
         record_events: bool = False,
+        keep_history: bool = False,
     ):
         self.rules = resolve_rules(rules)
         self.players = P = self.rules.players
@@ -142,6 +145,10 @@ class BatchGame:
         self.auto_next_game = auto_next_game
         self.single_deal = single_deal
         self.record_events = record_events
+        self.keep_history = keep_history
+        #: With ``keep_history``: arrays per started game and per finished deal (see _archive_*).
+        self.game_log: list[dict[str, np.ndarray]] = []
+        self.deal_log: list[dict[str, np.ndarray]] = []
         self.stages = build_stages(self.rules)
         self._decision_kind = np.array([_DECISION_STAGES.get(st.kind, NONE) for st in self.stages], dtype=np.int64)
         self._pack = np.array(deck(P), dtype=np.int64)
@@ -274,7 +281,15 @@ class BatchGame:
         self._start_games(self._ar, seeds, dealer, imperiales, points)
         self.game_id[:] = self._ar
         self._next_game_id = self.n
+        self.game_log, self.deal_log = [], []
+        self._archive_games(self._ar)
         self._run(self._ar)
+        if self._ended:  # a game may end before any decision (a turned honour at the target)
+            ended = np.concatenate(self._ended)
+            self._archive_deals(ended)
+            self.final_imperiales[ended] = self.imperiales[ended]
+            self.final_points[ended] = self.points[ended]
+            self._ended = []
 
     def _start_games(self, idx, seeds, dealer=None, imperiales=None, points=None) -> None:
         P = self.players
@@ -291,6 +306,24 @@ class BatchGame:
         self.stage[idx] = 0
         self.over[idx] = False
         self.winner[idx] = -1
+
+    def _archive_games(self, idx: np.ndarray) -> None:
+        if self.keep_history:
+            self.game_log.append({
+                "game_id": self.game_id[idx].copy(), "seed": self.seed[idx].copy(),
+                "dealer": self.start_dealer[idx].copy(), "imperiales": self.start_imperiales[idx].copy(),
+                "points": self.start_points[idx].copy(),
+            })
+
+    def _archive_deals(self, idx: np.ndarray) -> None:
+        """Keep the deals of ``idx`` (cards and decisions) before they are dealt anew."""
+        if self.keep_history and len(idx):
+            self.deal_log.append({
+                "game_id": self.game_id[idx].copy(), "deal_index": self.deal_index[idx].copy(),
+                "dealer": self.dealer[idx].copy(), "order": self.order[idx].copy(),
+                "actions": self.history_actions[idx].copy(), "players": self.history_players[idx].copy(),
+                "length": self.history_len[idx].copy(),
+            })
 
     # ------------------------------------------------------------------ events and score keeping
 
@@ -685,6 +718,7 @@ class BatchGame:
         if self.single_deal:
             self.over[idx] = True
             return
+        self._archive_deals(idx)
         self.dealer[idx] = (self.dealer[idx] + 1) % self.players
         self.deal_index[idx] += 1
         self.stage[idx] = 0
@@ -884,10 +918,12 @@ class BatchGame:
                 rewards[di] = (change - others).astype(np.float32)
             self.final_imperiales[ended] = self.imperiales[ended]
             self.final_points[ended] = self.points[ended]
+            self._archive_deals(ended)
             if self.auto_next_game:
                 self._start_games(ended, next_game_seed(self.seed[ended]))
                 self.game_id[ended] = self._next_game_id + np.arange(len(ended))
                 self._next_game_id += len(ended)
+                self._archive_games(ended)
                 self._run(ended)
         return rewards, terminated
 
