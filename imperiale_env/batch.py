@@ -124,7 +124,8 @@ class BatchGame:
     deal, from the start score given to :meth:`reset`.  ``record_events``: keep the score
     events for :meth:`pop_events` (tests, replays); ``keep_history``: keep every game's
     deals and decisions so that :func:`~imperiale_env.batch_records.record_from_batch` can
-    write its record; both off for speed.
+    write its record; ``keep_final_obs``: fill :attr:`final_observation` for games that end
+    (same-step autoreset); all off for speed.
     """
 
     def __init__(
@@ -136,6 +137,7 @@ class BatchGame:
         single_deal: bool = False,
         record_events: bool = False,
         keep_history: bool = False,
+        keep_final_obs: bool = False,
     ):
         self.rules = resolve_rules(rules)
         self.players = P = self.rules.players
@@ -146,6 +148,10 @@ class BatchGame:
         self.single_deal = single_deal
         self.record_events = record_events
         self.keep_history = keep_history
+        self.keep_final_obs = keep_final_obs
+        #: With ``keep_final_obs``: the last observation of each game that ended at the last
+        #: step, for the player who made its last move (before ``auto_next_game`` restarts it).
+        self.final_observation = np.zeros((self.n if keep_final_obs else 0, OBS_SIZE), dtype=np.float32)
         #: With ``keep_history``: arrays per started game and per finished deal (see _archive_*).
         self.game_log: list[dict[str, np.ndarray]] = []
         self.deal_log: list[dict[str, np.ndarray]] = []
@@ -200,6 +206,7 @@ class BatchGame:
         self.win_card = np.zeros(n, dtype=np.int64)
         self.win_player = np.zeros(n, dtype=np.int64)
         self.current_player = np.zeros(n, dtype=np.int64)
+        self.last_player = np.zeros(n, dtype=np.int64)  # who made each game's last move
         self.kind = np.full(n, NONE, dtype=np.int64)
         self.history_actions = np.full((n, HISTORY_LEN), -1, dtype=np.int64)
         self.history_players = np.full((n, HISTORY_LEN), -1, dtype=np.int64)
@@ -267,10 +274,11 @@ class BatchGame:
 
         ``seed``: one integer (game ``i`` gets :func:`~imperiale_env.shuffle.batch_seeds`)
         or one seed per game.  ``dealer`` / ``imperiales`` / ``points`` start from a given
-        score.  ``deals``: optional ``(N, D, cards)`` card orders (priority order hands,
-        then the turned card and talon, as :func:`~imperiale_env.game.deal_cards` lays
-        them) used for the first ``D`` deals instead of the seeded ones (records).
-        """
+        score (one for all games or one per game); games restarted by ``auto_next_game``
+        start from it too (the dealer drawn from the new seed unless ``dealer`` was given).
+        ``deals``: optional ``(N, D, cards)`` card orders (priority order hands, then the
+        turned card and talon, as :func:`~imperiale_env.game.deal_cards` lays them) used for
+        the first ``D`` deals instead of the seeded ones (records)."""
         seeds = batch_seeds(seed, self.n) if isinstance(seed, (int, np.integer)) else as_seeds(seed)
         if seeds.shape != (self.n,):
             raise ValueError(f"expected one seed or {self.n} seeds, got shape {seeds.shape}")
@@ -278,7 +286,11 @@ class BatchGame:
         self._events = []
         self._ended = []
         self._bits = None
-        self._start_games(self._ar, seeds, dealer, imperiales, points)
+        n, P = self.n, self.players
+        self._restart_dealer = np.broadcast_to(np.asarray(-1 if dealer is None else dealer, np.int64), (n,)).copy()
+        self._restart_imperiales = np.broadcast_to(np.asarray(0 if imperiales is None else imperiales), (n, P)).copy()
+        self._restart_points = np.broadcast_to(np.asarray(0 if points is None else points), (n, P)).copy()
+        self._start_games(self._ar, seeds)
         self.game_id[:] = self._ar
         self._next_game_id = self.n
         self.game_log, self.deal_log = [], []
@@ -291,14 +303,16 @@ class BatchGame:
             self.final_points[ended] = self.points[ended]
             self._ended = []
 
-    def _start_games(self, idx, seeds, dealer=None, imperiales=None, points=None) -> None:
+    def _start_games(self, idx: np.ndarray, seeds: np.ndarray) -> None:
+        """New games in the slots ``idx``, from the start score the batch was reset with."""
         P = self.players
         self.seed[idx] = seeds
-        d = first_dealer(seeds, P) if dealer is None else np.broadcast_to(np.asarray(dealer, np.int64), idx.shape)
+        fixed = self._restart_dealer[idx]
+        d = np.where(fixed >= 0, fixed, first_dealer(seeds, P))
         self.dealer[idx] = d
         self.start_dealer[idx] = d
-        self.imperiales[idx] = 0 if imperiales is None else np.asarray(imperiales, np.int64)
-        self.points[idx] = 0 if points is None else np.asarray(points, np.int64)
+        self.imperiales[idx] = self._restart_imperiales[idx]
+        self.points[idx] = self._restart_points[idx]
         self.start_imperiales[idx] = self.imperiales[idx]
         self.start_points[idx] = self.points[idx]
         self._value_at_start[idx] = self.imperiales[idx] + self.points[idx] / POINTS_PER_IMPERIALE
@@ -801,6 +815,7 @@ class BatchGame:
             )
         self._bits = None
         self._ended = []
+        self.last_player = self.current_player.copy()
         idx = np.flatnonzero(active)
         kind = self.kind[idx]
         h = self.history_len[idx]
@@ -919,6 +934,8 @@ class BatchGame:
             self.final_imperiales[ended] = self.imperiales[ended]
             self.final_points[ended] = self.points[ended]
             self._archive_deals(ended)
+            if self.keep_final_obs:
+                self.final_observation[ended] = self.observe(rows=ended, players=self.last_player[ended])
             if self.auto_next_game:
                 self._start_games(ended, next_game_seed(self.seed[ended]))
                 self.game_id[ended] = self._next_game_id + np.arange(len(ended))
@@ -934,43 +951,60 @@ class BatchGame:
 
     # ------------------------------------------------------------------ observation
 
-    def observe(self, out: np.ndarray | None = None, players: np.ndarray | None = None) -> np.ndarray:
+    def observe(
+        self, out: np.ndarray | None = None, players: np.ndarray | None = None, rows: np.ndarray | None = None
+    ) -> np.ndarray:
         """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`observation`) of the acting
         player in every game, or of ``players`` (one seat per game; a player who is not to act
-        sees no pending decision).  Pass ``out`` to fill a preallocated buffer.
+        sees no pending decision).  ``rows`` encodes only those games (``players`` then has
+        one seat per row).  Pass ``out`` to fill a preallocated buffer.
 
         The card blocks are one bitmask per block, unpacked in a single call; every block is
-        written whole, so the buffer is never cleared first (the observation is memory-bound)."""
-        P, n = self.players, self.n
+        written whole, so the buffer is never cleared first (the observation is memory-bound).
+        The score blocks are clipped to 1: a finished game can hold more than the target in
+        impériales, or 24 points or more left by the award that won it."""
+        P = self.players
+        g = self._ar if rows is None else np.asarray(rows, dtype=np.int64)
+        n = len(g)
         if out is None:
             out = np.empty((n, OBS_SIZE), dtype=np.float32)
-        cur = np.maximum(self.current_player, 0) if players is None else np.asarray(players, dtype=np.int64)
-        acting = (self.kind != NONE) & (cur == self.current_player)
-        ar = self._ar
+        kind, current = self.kind[g], self.current_player[g]
+        cur = np.maximum(current, 0) if players is None else np.asarray(players, dtype=np.int64)
+        acting = (kind != NONE) & (cur == current)
+        local = np.arange(n)
         seats = (cur[:, None] + self._seats) % P  # relative seat -> absolute
-        flat = ar[:, None] * P + seats
+        flat = g[:, None] * P + seats
         # Card blocks: hand, played x3, trick x3, revealed x3, turned, question cards.
-        masks = self._obs_masks
+        masks = self._obs_masks[:n]
         masks[:, 0] = self.hands.reshape(-1)[flat[:, 0]]
-        tc = self.trick_cards
+        tc = self.trick_cards[g]
         by_pos = np.where(tc >= 0, BIT[np.maximum(tc, 0)], np.uint64(0)).reshape(-1)
-        masks[:, 4 : 4 + P] = by_pos[ar[:, None] * P + (seats - self.leader[:, None]) % P]
+        leader = self.leader[g]
+        masks[:, 4 : 4 + P] = by_pos[local[:, None] * P + (seats - leader[:, None]) % P]
         masks[:, 1 : 1 + P] = self.played.reshape(-1)[flat]
         masks[:, 7 : 7 + P] = self.revealed.reshape(-1)[flat]
-        masks[:, 10] = BIT[self.turned]
-        q = acting & (self.kind == QUESTION)
-        masks[:, 11] = np.where(q, self._question_cards(cur), np.uint64(0)) if q.any() else 0
+        masks[:, 10] = BIT[self.turned[g]]
+        q = acting & (kind == QUESTION)
+        masks[:, 11] = 0
+        if q.any():
+            item = self._question_item(g[q], cur[q])
+            turned_q = self._is_turned_stage[self.stage[g[q]]]
+            masks[q, 11] = np.where(
+                turned_q, BIT[self.turned[g[q]]],
+                np.where(item == CB_ITEM, self.dealt.reshape(-1)[flat[q, 0]], self.item_mask[np.maximum(item, 0)]),
+            )
         bits = np.unpackbits(masks.view(np.uint8).reshape(n, 12, 8), axis=-1, bitorder="little", count=NUM_CARDS)
         cards_end = OFFSETS["turned"].stop
         out[:, :cards_end] = bits[:, :11].reshape(n, cards_end)
         out[:, cards_end:] = 0.0
         out[:, OFFSETS["question_cards"]] = bits[:, 11]
-        out[ar, OFFSETS["trump"].start + self.trump] = 1.0
+        out[local, OFFSETS["trump"].start + self.trump[g]] = 1.0
         sl = OFFSETS["voids"].start
         out[:, sl : sl + 4 * P] = _VOID_BITS[self.voids.reshape(-1)[flat]].reshape(n, -1)
-        out[ar[acting], OFFSETS["phase"].start + self.kind[acting]] = 1.0
+        out[local[acting], OFFSETS["phase"].start + kind[acting]] = 1.0
         if q.any():
-            out[ar[q], OFFSETS["question_kind"].start + self._question_kind(cur)[q]] = 1.0
+            question_kind = np.select([item == CB_ITEM, item < 5, item < 9], [0, 1, 2], 3)
+            out[local[q], OFFSETS["question_kind"].start + np.where(turned_q, 4, question_kind)] = 1.0
         declared = self.point_suit.reshape(-1)[flat] >= 0
         point = out[:, OFFSETS["declared_point"]].reshape(n, 3, 4)
         point[:, :P, 0] = declared
@@ -983,29 +1017,16 @@ class BatchGame:
             ("tricks", self.tricks, 12.0),
         ):
             sl = OFFSETS[name].start
-            out[:, sl : sl + P] = values.reshape(-1)[flat] / scale
-        out[ar, OFFSETS["dealer"].start + (self.dealer - cur) % P] = 1.0
-        led = self.trick_len > 0
-        out[ar[led], OFFSETS["leader"].start + ((self.leader - cur) % P)[led]] = 1.0
+            out[:, sl : sl + P] = np.minimum(values.reshape(-1)[flat] / scale, 1.0)
+        out[local, OFFSETS["dealer"].start + (self.dealer[g] - cur) % P] = 1.0
+        led = self.trick_len[g] > 0
+        out[local[led], OFFSETS["leader"].start + ((leader - cur) % P)[led]] = 1.0
         sl = OFFSETS["progress"].start
-        out[:, sl] = self.tricks_played / 12.0
+        out[:, sl] = self.tricks_played[g] / 12.0
         out[:, sl + 1] = float(P == 3)
         return out
 
-    def _question_item(self, cur: np.ndarray) -> np.ndarray:
-        pend = self.pending[self._ar, cur].astype(np.uint64)
-        return np.where(pend != 0, lowest_bit_index(np.where(pend != 0, pend, ONE)), -1)
-
-    def _is_turned_question(self) -> np.ndarray:
-        return (self.kind == QUESTION) & self._is_turned_stage[self.stage]
-
-    def _question_kind(self, cur: np.ndarray) -> np.ndarray:
-        item = self._question_item(cur)
-        kind = np.select([item == CB_ITEM, (item >= 1) & (item < 5), (item >= 5) & (item < 9)], [0, 1, 2], 3)
-        return np.where(self._is_turned_question(), 4, kind)
-
-    def _question_cards(self, cur: np.ndarray) -> np.ndarray:
-        item = self._question_item(cur)
-        cards = np.where(item == CB_ITEM, self.dealt[self._ar, cur], self.item_mask[np.maximum(item, 0)])
-        cards = np.where(self._is_turned_question(), BIT[self.turned], cards)
-        return np.where(self.kind == QUESTION, cards, np.uint64(0))
+    def _question_item(self, g: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """The in-hand item slot a player is asked about (-1 for the turned-card question)."""
+        pending = self.pending.reshape(-1)[g * self.players + seat].astype(np.uint64)
+        return np.where(pending != 0, lowest_bit_index(np.where(pending != 0, pending, ONE)), -1)

@@ -134,3 +134,37 @@ def test_observation_follows_the_play():
     played = batch.observe()[:, OFFSETS["played"]].reshape(16, 3, 36).sum(axis=1)
     hand = batch.observe()[:, OFFSETS["hand"]]
     assert np.all(played * hand == 0)
+
+
+def test_score_blocks_are_clipped_to_one():
+    """A finished game can hold 4 + 2 impériales of 5, or 24+ points left by the winning award."""
+    batch = BatchGame("foster", 2)
+    batch.reset(0)
+    batch.imperiales[:] = [[6, 1], [2, 3]]
+    batch.points[:] = [[32, 0], [5, 23]]
+    obs = batch.observe()
+    assert obs.max() <= 1.0
+    seat = batch.current_player
+    expected = [1.0, 0.2] if seat[0] == 0 else [0.2, 1.0]
+    assert np.allclose(obs[0, OFFSETS["imperiales"]][:2], expected)
+
+
+def test_final_observations_and_restart_from_the_start_score():
+    batch = BatchGame("academie", 32, auto_next_game=True, single_deal=True, keep_final_obs=True)
+    batch.reset(3, imperiales=np.array([2, 1]), points=np.array([8, 12]))
+    rng = np.random.default_rng(3)
+    ended = 0
+    while ended < 40:
+        movers = batch.current_player.copy()
+        _, terminated = batch.step(random_legal(rng, batch.legal_action_mask()))
+        if terminated.any():
+            rows = np.flatnonzero(terminated)
+            final = batch.final_observation[rows]
+            # The final view is the last mover's: his own hand block is empty after the 12th trick.
+            played_all = final[:, OFFSETS["progress"]][:, 0] == 1.0
+            assert np.all(final[played_all][:, OFFSETS["hand"]].sum(axis=1) == 0)
+            assert np.all(movers[rows] == batch.last_player[rows])
+            # Restarted games begin from the score given to reset (a turned honour may follow).
+            assert batch.start_imperiales[rows].tolist() == [[2, 1]] * len(rows)
+            assert batch.start_points[rows].tolist() == [[8, 12]] * len(rows)
+            ended += len(rows)

@@ -1,0 +1,298 @@
+"""
+# L'Impériale
+
+A two- or three-player trick-taking card game of the 17th century, an ancestor of Piquet, as a
+PettingZoo classic environment (AEC API) over the batched engine
+:class:`~imperiale_env.batch.BatchGame` (one game).
+
+| Import             | `from imperiale_env.aec import env`; `pettingzoo.make("aec", "imperiale/imperiale_v0")` |
+|--------------------|-----------------------------------------------------------------------------------------|
+| Actions            | Discrete                                                                                |
+| Parallel API       | No                                                                                      |
+| Manual Control     | No                                                                                      |
+| Agents             | `agents= ['player_0', 'player_1']` (and `'player_2'` with three players)                |
+| Agents             | 2 or 3 (by the rules preset)                                                            |
+| Action Shape       | Discrete(43)                                                                            |
+| Action Values      | [0, 42]                                                                                 |
+| Observation Shape  | `{'observation': (485,), 'action_mask': (43,)}` (485 = `OBS_SIZE`)                      |
+| Observation Values | [0, 1]                                                                                  |
+| Action Mask        | `observation['action_mask']`, (43,) int8 of 0/1                                         |
+
+Each agent is a seat: `player_k` is seat `k`.  The dealer of the first deal is drawn from
+the seed and passes to the next seat after each deal; the agent to act is always the one
+whose decision the rules call for (the elder's in-hand questions, then the dealer's, the
+point, the tricks), so the order of agents is not a fixed cycle.
+
+Arguments of `env(...)` / `raw_env(...)`:
+
+* `rules`: a preset name (`"academie"` (default), `"academie3"`, `"foster"`, `"imperijal"`),
+  a :class:`~imperiale_env.rules.Rules` or a dict as in game records.
+* `episode`: `"game"` (default), played deal after deal to the target number of impériales,
+  or `"deal"`, one deal.
+* `start`: for `episode="deal"` only, the score the deal starts from:
+  `dict(imperiales=[..], points=[..], dealer=k)` (each key optional: 0, 0, the seeded dealer).
+  `reset(options={"start": {...}})` overrides it for one episode; other option keys are ignored.
+* `render_mode`: `None`, `"ansi"` (`render()` returns the table as a string) or `"human"`
+  (prints it after every step and on `render()`).
+
+`env()` wraps `raw_env` in `TerminateIllegalWrapper(illegal_reward=-1)`,
+`AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`, as the PettingZoo classic games do.
+
+### Observation Space
+
+The observation is a dictionary with an `'observation'` element, the float32 vector of
+:mod:`imperiale_env.observation` (hand, cards played, the trick, cards shown, turned card,
+trump, known voids, phase, the pending question, declared points, scores, tricks, dealer,
+leader, progress; seats relative to the observing agent, so one network serves every seat),
+and an `'action_mask'` element described below.  Every agent gets its own real view of the
+table at any time (`BatchGame.observe(players=...)`): an agent who is not to act sees no
+pending decision (phase and question blocks zero).  The score blocks (impériales / target,
+points / 24) are clipped to 1: only the final state of a game can exceed it (4 + 2 impériales
+of 5; the points left unconverted by the award that reached the target).
+
+#### Legal Actions Mask
+
+`action_mask` is an int8 vector of 43 zeros and ones: the legal actions of the agent to act.
+It is all zeros for every other agent and once the game is over.  Taking an illegal action
+(with `env()`) ends the game: the offending agent gets -1, the others 0.
+
+### Action Space
+
+One layout of 43 ids for every preset (:mod:`imperiale_env.actions`): 0..35 play the card
+with that index (`suit * 9 + rank`, suits S H D C, ranks K Q J A 10 9 8 7 6; two-player games
+never use the sixes), 36 `show` and 37 `hide` answer the pending declaration question (carte
+blanche, an impériale in hand, the turned-card impériale), 38..41 declare the point in S H D
+C, 42 sinks the point.
+
+### Rewards
+
+Rewards are given when the game ends, zero-sum:
+
+| Winner | Others          |
+| :----: | :-------------: |
+| +1     | -1 / (players - 1) |
+
+With `episode="deal"`, a deal that ends without a winner gives each player the change of his
+score in impériales over the deal (points count 1/24) minus the mean change of the others.
+Nothing is rewarded before the end; `last()` returns the reward accumulated since the agent
+last acted.  The game seed the engine used is `env.unwrapped.game_seed`: replaying the same
+actions in :class:`imperiale_env.game.Game` with that seed gives the same game.
+
+### Version History
+
+* v0: Initial release (imperiale 0.1.0).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import NUM_ACTIONS
+from .batch import BatchGame
+from .envutil import check_episode, check_start, draw_game_seed, reset_one, terminal_rewards
+from .observation import OBS_SIZE
+from .render import describe_events, render_table
+from .rules import Rules, resolve_rules
+
+__all__ = ["aec_decisions_per_second", "env", "raw_env"]
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """:class:`raw_env` with the wrappers of the PettingZoo classic games."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
+    """L'Impériale as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"name": "imperiale_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: Rules | str | dict | None = "academie",
+        episode: str = "game",
+        start: dict[str, Any] | None = None,
+        render_mode: str | None = None,
+    ):
+        EzPickle.__init__(self, rules=rules, episode=episode, start=start, render_mode=render_mode)
+        super().__init__()
+        self.rules = resolve_rules(rules)
+        self.episode = check_episode(episode)
+        self.start = check_start(self.rules, start, self.episode)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        self.render_mode = render_mode
+        P = self.rules.players
+        self._game = BatchGame(self.rules, 1, single_deal=self.episode == "deal", record_events=True)
+        self.possible_agents = [f"player_{p}" for p in range(P)]
+        self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+                            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)})
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.agents: list[str] = []
+        self.rewards = {}
+        self._cumulative_rewards = {}
+        self.terminations = {}
+        self.truncations = {}
+        self.infos = {}
+        self.agent_selection = self.possible_agents[0]
+        self._np_random: np.random.Generator | None = None
+        self._np_random_seed: int | None = None
+        self.game_seed: int | None = None
+        self._events = np.zeros((0, 5), dtype=np.int64)
+        self._closed = False
+
+    # ------------------------------------------------------------------ spaces
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ the game
+
+    @property
+    def engine(self) -> BatchGame:
+        """The one-game batched engine (read it, do not step it)."""
+        return self._game
+
+    @property
+    def winner(self) -> int | None:
+        w = int(self._game.winner[0])
+        return None if w < 0 else w
+
+    @property
+    def imperiales(self) -> list[int]:
+        return [int(x) for x in self._game.imperiales[0]]
+
+    @property
+    def points(self) -> list[int]:
+        return [int(x) for x in self._game.points[0]]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None or self._np_random is None:
+            self._np_random, self._np_random_seed = seeding.np_random(seed)
+        start = self.start
+        if options and "start" in options:
+            start = check_start(self.rules, options["start"], self.episode)
+        self.game_seed = draw_game_seed(self._np_random)
+        reset_one(self._game, self.game_seed, start)
+        self._events = self._game.pop_events()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        if self._game.done[0]:  # the game ended before its first decision (a turned honour at 4 impériales)
+            self._end(terminal_rewards(self._game))
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[int(self._game.current_player[0])]
+
+    def _end(self, rewards: np.ndarray) -> None:
+        for agent in self.agents:
+            self.rewards[agent] = float(rewards[self._seat[agent]])
+        self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self._seat[agent]
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        rewards, terminated = self._game.step(np.array([int(action)], dtype=np.int64))
+        self._keep_events(self._game.pop_events())
+        if terminated[0]:
+            self._end(rewards[0])
+            self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
+        else:
+            self.agent_selection = self.possible_agents[int(self._game.current_player[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def _keep_events(self, rows: np.ndarray) -> None:
+        """Keep the events of the current and the previous deal (for the rendering)."""
+        rows = np.concatenate([self._events, rows])
+        deal = int(self._game.deal_index[0])
+        self._events = rows[rows[:, 1] >= deal - 1]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        obs = self._game.observe(players=np.array([seat], dtype=np.int64))[0]
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if not self._game.done[0] and int(self._game.current_player[0]) == seat and agent == self.agent_selection:
+            mask[:] = self._game.legal_action_mask()[0]
+        return {"observation": obs, "action_mask": mask}
+
+    # ------------------------------------------------------------------ rendering
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.game_seed is None:
+            text = "L'Impériale: no game yet (call reset)"
+        else:
+            deal = int(self._game.deal_index[0])
+            current = self._events[self._events[:, 1] == deal]
+            previous = self._events[self._events[:, 1] == deal - 1]
+            text = render_table(self._game, 0, names=self.possible_agents, events=current)
+            if len(previous):
+                text += "\nLast deal " + "; ".join(describe_events(previous, self.rules, self.possible_agents))
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        self._closed = True
+
+
+def aec_decisions_per_second(rules: Rules | str | dict | None = "academie", seconds: float = 1.0,
+                             seed: int = 0) -> float:
+    """Decisions per second of random legal games played through :func:`env` (the wrapped AEC
+    environment, one game at a time), for comparison with the batched engine."""
+    e = env(rules=rules)
+    rng = np.random.default_rng(seed)
+    e.reset(seed=seed)
+    decisions = 0
+    begin = time.perf_counter()
+    deadline = begin + seconds
+    while True:
+        for _agent in e.agent_iter():
+            obs, _, terminated, truncated, _ = e.last()
+            if terminated or truncated:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+            if decisions % 64 == 0 and time.perf_counter() >= deadline:
+                break
+        if time.perf_counter() >= deadline:
+            break
+        e.reset()
+    elapsed = time.perf_counter() - begin
+    e.close()
+    return decisions / elapsed

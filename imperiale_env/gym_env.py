@@ -1,0 +1,251 @@
+"""L'Impériale as a single-agent Gymnasium environment: one seat against a fixed opponent.
+
+Registered as ``Imperiale-v0`` when :mod:`imperiale_env` is imported::
+
+    import gymnasium, imperiale_env
+    env = gymnasium.make("Imperiale-v0", rules="foster", opponent=my_policy)
+
+=================  ==================================================================
+Observation        ``Box(0, 1, (OBS_SIZE,), float32)``: the agent's view (the layout of
+                   :mod:`imperiale_env.observation`, seats relative to the agent; the
+                   score blocks clipped to 1, which only a final state exceeds)
+Action             ``Discrete(43)`` (:mod:`imperiale_env.actions`)
+Action mask        ``info["action_mask"]`` (43,) int8 and :meth:`ImperialeEnv.action_masks`
+                   (43,) bool, for sb3-contrib's MaskablePPO; all zeros once the episode ended
+Reward             at the end only: the engine's zero-sum reward of the agent's seat, +1 for
+                   a win and -1/(players-1) for a loss (``episode="deal"``: the change of the
+                   score over the deal, see :class:`~imperiale_env.batch.BatchGame`)
+Illegal action     ends the episode at once with reward -1 (``info["illegal_action"]``);
+                   :meth:`step` never raises on an action, legal or not, in range or not
+=================  ==================================================================
+
+Arguments:
+
+* ``rules``: a preset name, :class:`~imperiale_env.rules.Rules` or dict (default ``academie``).
+* ``seat``: the agent's seat, ``0`` (default) .. ``players-1``, or ``"random"``: drawn from
+  :attr:`np_random` at each reset.  The seat of the episode is ``info["seat"]`` and
+  :attr:`ImperialeEnv.agent_seat`.
+* ``opponent``: plays every other seat.  Either a callable ``(obs (OBS_SIZE,) float32, mask (43,)
+  bool) -> int``, or an object with a batched ``act(obs (B, OBS_SIZE), mask (B, 43))`` (or
+  ``act(obs, mask, rng)``, the :mod:`agents` interface; ``rng`` is the env's
+  :attr:`np_random`) returning ``(B,)`` action ids; ``None`` (default): uniform over the legal
+  actions, drawn from :attr:`np_random`.  The opponent sees its own observation (the acting
+  player's).  An illegal opponent action raises ``ValueError`` (a bug of the opponent, not the
+  agent's doing).
+* ``episode``: ``"game"`` (default) or ``"deal"``; ``start``: for ``"deal"``, the score it
+  starts from, ``dict(imperiales=[..], points=[..], dealer=k)``; ``reset(options={"start":
+  ...})`` overrides it for one episode.
+* ``render_mode``: ``None``, ``"ansi"`` (a string) or ``"human"`` (printed).
+
+``reset`` calls ``super().reset(seed=seed)`` and deals from :attr:`np_random`; the engine
+game seed is :attr:`ImperialeEnv.game_seed` (and ``info["game_seed"]``): the reference
+:class:`~imperiale_env.game.Game` with that seed, given the same actions of every seat,
+plays the same game.  The opponent moves inside ``reset`` and ``step`` until the agent must
+decide.  A game that ends before the agent's first decision (practically never: only a start
+score one award from the target, or the opponent's carte blanche in a one-deal episode) is
+dropped and a new one dealt.  Observations and infos are fresh arrays on every call.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .actions import NUM_ACTIONS
+from .batch import BatchGame
+from .envutil import check_episode, check_start, draw_game_seed, reset_one
+from .observation import OBS_SIZE
+from .render import render_table
+from .rules import Rules, resolve_rules
+
+__all__ = ["ImperialeEnv"]
+
+Opponent = Callable[[np.ndarray, np.ndarray], int] | Any
+
+
+class ImperialeEnv(gymnasium.Env):
+    """One seat of L'Impériale against a fixed opponent (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: Rules | str | dict | None = "academie",
+        seat: int | str = 0,
+        opponent: Opponent | None = None,
+        episode: str = "game",
+        start: dict[str, Any] | None = None,
+        render_mode: str | None = None,
+    ):
+        self.rules = resolve_rules(rules)
+        self.players = P = self.rules.players
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
+                                 or not 0 <= int(seat) < P):
+            raise ValueError(f"seat must be 0..{P - 1} or 'random', got {seat!r}")
+        self._seat_choice = seat if seat == "random" else int(seat)
+        self.episode = check_episode(episode)
+        self.start = check_start(self.rules, start, self.episode)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._opponent = self._adapt_opponent(opponent)
+        self._game = BatchGame(self.rules, 1, single_deal=self.episode == "deal", record_events=True)
+        self.agent_seat: int | None = None
+        self.game_seed: int | None = None
+        self._over = True
+        self._illegal = False
+        self._events = np.zeros((0, 5), dtype=np.int64)
+
+    # ------------------------------------------------------------------ the opponent
+
+    def _adapt_opponent(self, opponent: Opponent | None) -> Callable[[np.ndarray, np.ndarray], int]:
+        if opponent is None:
+            def uniform(obs: np.ndarray, mask: np.ndarray) -> int:
+                legal = np.flatnonzero(mask)
+                return int(legal[self.np_random.integers(len(legal))])
+
+            return uniform
+        act = getattr(opponent, "act", None)
+        if callable(act):
+            try:
+                params = [p for p in inspect.signature(act).parameters.values()
+                          if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                wants_rng = len(params) >= 3
+            except (TypeError, ValueError):
+                wants_rng = False
+
+            def batched(obs: np.ndarray, mask: np.ndarray) -> int:
+                args = (obs[None], mask[None]) + ((self.np_random,) if wants_rng else ())
+                return int(np.asarray(act(*args)).reshape(-1)[0])
+
+            return batched
+        if callable(opponent):
+            return lambda obs, mask: int(opponent(obs, mask))
+        raise TypeError("opponent must be None, a callable (obs, mask) -> action, or an object with a batched "
+                        f".act(obs, mask[, rng]); got {opponent!r}")
+
+    def _play_opponents(self) -> tuple[float, bool]:
+        """Let the opponent play until the agent must decide or the game ends; returns the
+        agent's reward meanwhile and whether the game ended."""
+        game, reward = self._game, 0.0
+        while not game.done[0] and int(game.current_player[0]) != self.agent_seat:
+            obs = game.observe()[0]
+            mask = game.legal_action_mask()[0]
+            action = self._opponent(obs, mask.copy())
+            if not 0 <= action < NUM_ACTIONS or not mask[action]:
+                legal = np.flatnonzero(mask).tolist()
+                raise ValueError(f"the opponent (seat {int(game.current_player[0])}) chose the illegal action "
+                                 f"{action}; legal: {legal}")
+            rewards, terminated = game.step(np.array([action], dtype=np.int64))
+            self._keep_events(game.pop_events())
+            reward += float(rewards[0, self.agent_seat])
+            if terminated[0]:
+                return reward, True
+        return reward, bool(game.done[0])
+
+    # ------------------------------------------------------------------ the Gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        start = self.start
+        if options and "start" in options:
+            start = check_start(self.rules, options["start"], self.episode)
+        for _ in range(1000):
+            self.agent_seat = (int(self.np_random.integers(self.players)) if self._seat_choice == "random"
+                               else self._seat_choice)
+            self.game_seed = draw_game_seed(self.np_random)
+            reset_one(self._game, self.game_seed, start)
+            self._events = self._game.pop_events()
+            _, ended = self._play_opponents()
+            if not ended:
+                break
+        else:
+            raise RuntimeError("a thousand games in a row ended before the agent's first decision")
+        self._over = False
+        self._illegal = False
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
+
+    def step(self, action: Any):
+        if self._over:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        mask = self._game.legal_action_mask()[0]
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            a = -1
+        if not 0 <= a < NUM_ACTIONS or not mask[a]:
+            self._over = True
+            self._illegal = True
+            return self._observation(), -1.0, True, False, self._info()
+        rewards, terminated = self._game.step(np.array([a], dtype=np.int64))
+        self._keep_events(self._game.pop_events())
+        reward = float(rewards[0, self.agent_seat])
+        ended = bool(terminated[0])
+        if not ended:
+            more, ended = self._play_opponents()
+            reward += more
+        self._over = ended
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, ended, False, self._info()
+
+    def _observation(self) -> np.ndarray:
+        obs = self._game.observe(players=np.array([self.agent_seat], dtype=np.int64))[0]
+        return obs
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now, (43,) bool (all False once the episode is over)."""
+        if self._over:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return self._game.legal_action_mask()[0].copy()
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self.action_masks().astype(np.int8), "seat": int(self.agent_seat),
+                                "game_seed": int(self.game_seed)}
+        if self._over:
+            info["illegal_action"] = self._illegal
+            info["winner"] = int(self._game.winner[0])
+            info["imperiales"] = self._game.imperiales[0].copy()
+            info["points"] = self._game.points[0].copy()
+        return info
+
+    @property
+    def engine(self) -> BatchGame:
+        """The one-game batched engine (read it, do not step it)."""
+        return self._game
+
+    # ------------------------------------------------------------------ rendering
+
+    def _keep_events(self, rows: np.ndarray) -> None:
+        rows = np.concatenate([self._events, rows])
+        self._events = rows[rows[:, 1] >= int(self._game.deal_index[0]) - 1]
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.game_seed is None:
+            text = "L'Impériale: no game yet (call reset)"
+        else:
+            names = [f"player_{p}" + (" (you)" if p == self.agent_seat else "") for p in range(self.players)]
+            deal = int(self._game.deal_index[0])
+            text = render_table(self._game, 0, names=names, viewer=self.agent_seat,
+                                events=self._events[self._events[:, 1] == deal])
+            if self._illegal:
+                text += "\nOver     an illegal action ended the episode"
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass
