@@ -255,7 +255,7 @@ class BatchGame:
             for g, ranks in enumerate(groups):
                 if rk in ranks:
                     need[c, g] = sum(1 << card(s, x) for x in ranks if x != rk)
-            if rk in self.four_ranks:
+            if rk in self.four_ranks and r.turned_imperiale_fours:
                 need[c, 2] = int(RANK_MASK[rk]) & ~(1 << c)
         self.turned_need = need
 

@@ -90,7 +90,7 @@ def turned_imperiale_completes(rules: Rules, hand: frozenset[int], turned: int) 
     for ranks in groups:
         if r in ranks and all(card(trump, x) in hand for x in ranks if x != r):
             return True
-    fours = [rank_index(n, rules.players) for n in rules.four_ranks]
+    fours = [rank_index(n, rules.players) for n in rules.four_ranks] if rules.turned_imperiale_fours else []
     return r in fours and all(card(s, r) in hand for s in range(NUM_SUITS) if s != trump)
 
 

@@ -14,6 +14,8 @@ Choices where RULES.md is silent (each also noted where it is used):
   on a preset that has it switches it off unless it is given explicitly.
 * A carte blanche in the Foster preset is an impériale in hand for the "both players
   show" wipe exception.
+* Imperijal's turned-card impériale completes a sequence only (K Q J A or Q J A low of
+  trumps), as section 7 lists it, not a four (``turned_imperiale_fours=False``).
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class Rules:
     comparison: str = "each"  # each scores / best category scores (Foster) / by number
     imperiales_as_points: bool = False  # Imperijal: each impériale is award(24), not gain(1)
     turned_imperiale: bool = False
+    turned_imperiale_fours: bool = True  # may the turned card complete a four (not in Imperijal)
     fallen_imperiale: str = "off"
 
     # Point.
@@ -151,6 +154,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
         "comparison": "number",
         "imperiales_as_points": True,
         "turned_imperiale": True,
+        "turned_imperiale_fours": False,
         "fallen_imperiale": "capture",
         "point_tie": "split",
         "trick_scoring": "bonus",
