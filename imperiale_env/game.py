@@ -19,7 +19,8 @@ Decisions taken where RULES.md is silent (also noted in the issue):
   answers his in-hand questions (and the turned-card impériale) after that lead.  All
   impériales in hand are then scored together: carte blanche, then sequences, then fours,
   then the turned-card impériale.  "Both players show impériales" (no wipe) means each
-  showed at least one thing in hand, carte blanche included.
+  showed at least one thing in hand, carte blanche included; the turned-card impériale,
+  scored after the comparison, is not in hand and wipes as usual.
 * Imperijal: all in-hand questions (and the turned-card impériale, counted as one of the
   dealer's impériales in the comparison by number) come before any of them is scored;
   chronology: turned honour, carte blanche, impériales, point, honours in hand, play,
