@@ -1,2 +1,11 @@
 """Agents that play L'Impériale: rule-based baselines and learned policies, behind one interface
-used by the environments, tournaments and interactive play."""
+used by the environments, tournaments and interactive play.
+
+- :mod:`agents.base`: the :class:`~agents.base.Agent` protocol (batched ``act(obs, mask, rng)``)
+  and :func:`~agents.base.make_agent` (``random``, ``heuristic``, ``pimc[:N[:K]]``, ``neural:PATH``);
+- :mod:`agents.random_agent`, :mod:`agents.heuristic`: the baselines;
+- :mod:`agents.solver`, :mod:`agents.pimc`: the exact play-out solver and Perfect Information
+  Monte Carlo over sampled deals;
+- :mod:`agents.view`: decoding the observation vector;
+- :mod:`agents.tournament`: duplicate round robins (``imperiale eval``).
+"""

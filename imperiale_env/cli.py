@@ -89,6 +89,77 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_eval(args: argparse.Namespace) -> int:
+    if args.games is not None and args.deals is not None:
+        _error("eval", "give --games N (whole games) or --deals N (single deals), not both")
+        return 2
+    groups = args.games if args.games is not None else args.deals if args.deals is not None else 100
+    if groups < 1:
+        _error("eval", f"the number of duplicate groups must be at least 1, got {groups}")
+        return 2
+    specs = [a.strip() for a in (args.agents or "").split(",") if a.strip()]
+    if len(specs) < 2:
+        _error("eval", f"--agents needs at least two comma-separated agents, got {args.agents!r}")
+        return 2
+    from agents.base import AgentError
+    from agents.tournament import run_tournament, write_outputs
+
+    from .rules import RulesError, make_rules
+
+    try:
+        overrides = {} if args.target is None else {"target_imperiales": args.target}
+        rules = make_rules(args.rules, **overrides)
+        result = run_tournament(specs, rules, groups=groups, seed=args.seed, single_deal=args.deals is not None,
+                                progress=not args.no_progress, workers=args.workers)
+    except (AgentError, RulesError) as exc:
+        _error("eval", str(exc))
+        return 2
+    print(result.markdown())
+    if args.out:
+        for path in write_outputs(result, args.out).values():
+            print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    try:
+        from train.checkpoint import CheckpointError
+        from train.config import ConfigError, default_config_path, make_config
+        from train.run import train
+    except ModuleNotFoundError as exc:
+        _error("train", f"training needs torch and the train package ({exc}); pip install -e '.[train]'")
+        return 1
+    path = args.config if args.config is not None else default_config_path()
+    if args.config is not None and not Path(args.config).is_file():
+        _error("train", f"no such config file: {args.config}")
+        return 2
+    try:
+        cfg = make_config(path, args.overrides)
+        result = train(cfg, resume=args.resume)
+    except (ConfigError, CheckpointError) as exc:
+        _error("train", str(exc))
+        return 2
+    ev = {k: v for k, v in result["eval"].items() if k.startswith("eval/win_rate")}
+    print(json.dumps({"checkpoint": result["checkpoint"], "iteration": result["iteration"],
+                      "global_step": result["global_step"], **ev}))
+    return 0
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from agents.base import AgentError
+
+    from .play import PlayError, play_game
+    from .rules import RulesError, make_rules
+
+    try:
+        rules = make_rules(args.rules)
+        result = play_game(rules, args.opponent, seed=args.seed, seat=args.seat, save=args.save)
+    except (AgentError, PlayError, RulesError) as exc:
+        _error("play", str(exc))
+        return 2
+    return 130 if result.status == "interrupted" else 0
+
+
 def _cmd_not_built(args: argparse.Namespace) -> int:
     print(f"{PROG} {args.command}: {args.feature} is not built yet; nothing was run.", file=sys.stderr)
     return 1
@@ -120,25 +191,41 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset")
 
-    train = add("train", "self-play training", _cmd_not_built)
-    train.set_defaults(feature="self-play training")
+    train = add("train", "self-play training", _cmd_train)
     train.add_argument("--config", metavar="FILE", help="YAML training configuration")
     train.add_argument("--resume", action="store_true", help="resume from the latest checkpoint")
     train.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="configuration overrides")
 
-    evaluate = add("eval", "play a tournament between agents", _cmd_not_built)
-    evaluate.set_defaults(feature="the agent tournament")
-    evaluate.add_argument("--agents", metavar="A,B,...", help="comma-separated agent names")
-    evaluate.add_argument("--deals", type=int, metavar="N", help="number of deals per pairing")
-    evaluate.add_argument("--seed", type=int, metavar="S", help="random seed")
-    evaluate.add_argument("--out", metavar="DIR", help="output folder for results and records")
+    evaluate = add("eval", "play a duplicate round-robin tournament between agents", _cmd_eval)
+    evaluate.add_argument(
+        "--agents", default="random,heuristic", metavar="A,B,...",
+        help="comma-separated agent specs: random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH "
+        "(default random,heuristic)",
+    )
+    evaluate.add_argument(
+        "--games", type=int, metavar="N",
+        help="whole games: N duplicate seed groups per pairing (each seed played with the seats swapped/rotated)",
+    )
+    evaluate.add_argument(
+        "--deals", type=int, metavar="N",
+        help="single deals instead of whole games: N duplicate seed groups of one deal per pairing",
+    )
+    evaluate.add_argument("--target", type=int, metavar="K", help="impériales to win a game (default: the preset's)")
+    evaluate.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    evaluate.add_argument("--out", metavar="DIR", help="write results.json, results.md and matrix.png to DIR")
+    evaluate.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset")
+    evaluate.add_argument("--workers", type=int, default=1, metavar="W", help="processes for pimc (default 1)")
+    evaluate.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    play = add("play", "play against an agent in the terminal", _cmd_not_built)
-    play.set_defaults(feature="interactive play")
-    play.add_argument("--opponent", metavar="AGENT", help="the agent to play against")
-    play.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset")
-    play.add_argument("--seed", type=int, metavar="S", help="random seed")
-    play.add_argument("--save", metavar="FILE", help="write the game record to FILE")
+    play = add("play", "play a whole game against a bot in the terminal", _cmd_play)
+    play.add_argument(
+        "--opponent", default="heuristic", metavar="AGENT",
+        help="the bot, in every other seat: heuristic (default), random, pimc, pimc:N, neural:PATH",
+    )
+    play.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset (default academie)")
+    play.add_argument("--seed", type=int, metavar="S", help="game seed (default: drawn at random and printed)")
+    play.add_argument("--seat", type=int, default=0, metavar="N", help="your seat, 0 .. players-1 (default 0)")
+    play.add_argument("--save", metavar="FILE", help="write the game record to FILE (.json, or .jsonl to append)")
 
     return parser
 

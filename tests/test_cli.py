@@ -1,4 +1,4 @@
-"""The ``imperiale`` command line: version, the commands not built yet, and replay's errors."""
+"""The ``imperiale`` command line: version, help, and clear errors for bad input."""
 
 from __future__ import annotations
 
@@ -12,11 +12,10 @@ def test_version(capsys):
     assert out.split()[-1][0].isdigit()
 
 
-def test_train_not_built_yet(capsys):
-    assert main(["train"]) != 0
+def test_train_refuses_a_missing_config(capsys):
+    assert main(["train", "--config", "/nonexistent.yaml"]) == 2
     err = capsys.readouterr().err
-    assert "imperiale train" in err
-    assert "not built yet" in err
+    assert err.startswith("imperiale train: error:") and "/nonexistent.yaml" in err
 
 
 def test_no_command_prints_help(capsys):

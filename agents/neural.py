@@ -1,0 +1,60 @@
+"""A trained policy as an agent: ``NeuralAgent(path)`` loads a checkpoint written by ``imperiale train``.
+
+The agent sees only the observation and the legal mask (the policy network; a ``perfect``
+critic's extra inputs are not used to act).  Batched: one forward pass per call, then the
+masked argmax (``greedy=True``) or a masked sample drawn with the generator handed to ``act``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from imperiale_env.observation import OBS_SIZE
+
+
+class PolicyAgent:
+    """An in-memory :class:`train.model.Policy` as an :class:`agents.base.Agent`."""
+
+    def __init__(self, policy, *, greedy: bool = True, device: str | torch.device = "cpu", name: str = "neural"):
+        self.policy, self.greedy, self.name = policy, greedy, name
+        self.device = torch.device(device)
+
+    def reset(self) -> None:
+        pass
+
+    @torch.no_grad()
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        from train.model import sample_actions
+
+        obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE)
+        mask = np.asarray(mask, dtype=bool).reshape(len(obs), -1)
+        if not len(obs):
+            return np.zeros(0, dtype=np.int64)
+        was_training = self.policy.training
+        self.policy.eval()
+        logits = self.policy(torch.from_numpy(obs).to(self.device), torch.from_numpy(mask).to(self.device))
+        self.policy.train(was_training)
+        logits = logits.float().cpu().numpy()
+        if not self.greedy and rng is None:
+            rng = np.random.default_rng()
+        return sample_actions(logits, rng, greedy=self.greedy).astype(np.int64)
+
+
+class NeuralAgent(PolicyAgent):
+    """The policy of checkpoint ``path`` (raises ``train.checkpoint.CheckpointError`` on a bad file).
+
+    ``rules``: the rules it will play (optional); ``self.train_rules`` holds the rules record it
+    was trained under.
+    """
+
+    def __init__(self, path, greedy: bool = True, device: str = "cpu", rules=None):
+        from train.checkpoint import build_model, load_checkpoint
+
+        data = load_checkpoint(path, map_location=device)
+        model, cfg = build_model(data)
+        self.config = cfg
+        self.train_rules = data.get("rules")
+        self.iteration = int(data["iteration"])
+        self.play_rules = rules
+        super().__init__(model.actor.to(device), greedy=greedy, device=device, name=f"neural:{path}")

@@ -1,0 +1,358 @@
+"""An exact solver for the rest of a deal's play when every hand is known (perfect information).
+
+Hands are Python ints (bit ``c`` = card ``c``, the numbering of :mod:`imperiale_env.cards`), so
+that the move generator is a handful of bit operations.  The search is alpha-beta minimax over
+cards (the solving player maximises, the others minimise: with three players this is the
+*paranoid* reduction), with
+
+* a **transposition table** keyed by the hands, the leader and the tricks won so far, at trick
+  boundaries (the value of a position is the future only, so the key needs nothing else);
+* **move ordering**: the follower tries its cheapest winning card first, then the cheapest
+  loser; the leader its masters and high cards first;
+* **equivalent cards**: two cards of one suit in one hand with no live card of another hand
+  between them, of the same honour status, lead to the same outcomes: only one is searched
+  (the engine-level value of the other is the same, and :meth:`Solver.move_values` reports it).
+
+The value of a play-out for the solving player (seat ``me``) is the after-play scoring of the
+rules, as a difference of points: 4 points per honour captured, plus the trick score
+(``trick_scoring`` ``excess``: ``4 * (t - quota)`` above the quota; ``difference``: ``4 * (t - other)``
+for the one with more; ``bonus``: 4 above the quota), a capot counted as its impériales (24
+points each) or its points instead; minus the mean of the same for the other players.  Wipes,
+the target and the fallen impériale are ignored (a plain difference of points).
+
+The legality is the rules' (RULES.md section 4 step 5): must follow, must beat the winning
+card of the led suit, must trump when void, must overtrump a trump if possible (else anything),
+the first lead in trumps where ``first_lead_trump``; it is the logic of
+:meth:`imperiale_env.game.Game.legal_plays`, written on bitmasks.
+"""
+
+from __future__ import annotations
+
+from imperiale_env.cards import NUM_RANKS, NUM_SUITS
+from imperiale_env.rules import Rules, rank_index
+
+INF = float("inf")
+SUIT_BITS = [((1 << NUM_RANKS) - 1) << (NUM_RANKS * s) for s in range(NUM_SUITS)]
+#: Same-suit cards stronger than ``c`` (lower rank index in trick order).
+STRONGER = [((1 << c) - 1) & SUIT_BITS[c // NUM_RANKS] for c in range(NUM_RANKS * NUM_SUITS)]
+EXACT, LOWER, UPPER = 0, 1, 2
+
+
+def bits(mask: int):
+    """The card indices of a mask, strongest (lowest index) first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def trick_score(rules: Rules, tricks: tuple[int, ...]) -> list[float]:
+    """Points each player scores for his tricks at the end of the deal."""
+    out = []
+    for t in tricks:
+        s = 0.0
+        capot = t == 12
+        if capot and rules.capot_imperiales:
+            out.append(24.0 * rules.capot_imperiales)
+            continue
+        if rules.trick_scoring == "excess":
+            s = 4.0 * max(t - rules.trick_quota, 0)
+        elif rules.trick_scoring == "difference":
+            other = 12 - t
+            s = 4.0 * (t - other) if t > other else 0.0
+        else:
+            s = 4.0 if t > rules.trick_quota else 0.0
+        if capot:
+            s += rules.capot_points
+        out.append(s)
+    return out
+
+
+class Solver:
+    """Exact play-out values under ``rules`` with trump suit ``trump``; ``me`` is the seat
+    that maximises (seats are any fixed numbering ``0 .. P-1``)."""
+
+    def __init__(self, rules: Rules, trump: int, me: int = 0):
+        self.rules = rules
+        self.P = rules.players
+        self.trump = trump
+        self.trump_mask = SUIT_BITS[trump]
+        self.honours = sum(1 << (trump * NUM_RANKS + rank_index(r, self.P)) for r in rules.honour_ranks)
+        self.me = me
+        self.must_beat, self.must_trump, self.overtrump = rules.must_beat, rules.must_trump, rules.overtrump
+        self.first_lead_trump = rules.first_lead_trump
+        self.tt: dict = {}
+        self.nodes = 0
+        self._final: dict[tuple[int, ...], float] = {}
+        self.share = 1.0 if self.P == 2 else 1.0 / (self.P - 1)
+        self._rep_cache: dict = {}
+        # Two players, excess or difference scoring: the trick difference is linear in the
+        # tricks won (4 (t - 6), or 8 (t - 6)) except for a capot, so each trick won is worth a
+        # constant and the transposition key needs only the capot state.  Values then omit a
+        # constant (the same for every move and sample).
+        self.linear = self.P == 2 and rules.trick_scoring in ("excess", "difference") and (
+            rules.trick_scoring == "difference" or rules.trick_quota == 6)
+        self.per_trick = 0.0
+        self.capot_extra = 0.0
+        if self.linear:
+            self.per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
+            self.capot_extra = trick_score(rules, (12, 0))[0] - 6 * self.per_trick
+
+    # ------------------------------------------------------------------ rules on bitmasks
+
+    def legal(self, hand: int, trick: tuple[int, ...], win: int, first_trick: bool) -> int:
+        """Legal cards of ``hand`` given the cards of the current trick and its winning card."""
+        if not trick:
+            if self.first_lead_trump and first_trick:
+                t = hand & self.trump_mask
+                if t:
+                    return t
+            return hand
+        led = trick[0] // NUM_RANKS
+        follow = hand & SUIT_BITS[led]
+        if follow:
+            if self.must_beat and win // NUM_RANKS == led:
+                higher = follow & STRONGER[win]
+                if higher:
+                    return higher
+            return follow
+        trumps = hand & self.trump_mask
+        if trumps and self.must_trump:
+            if self.overtrump and win // NUM_RANKS == self.trump:
+                over = trumps & STRONGER[win]
+                return over if over else hand
+            return trumps
+        return hand
+
+    def beats(self, c: int, win: int) -> bool:
+        sc, sw = c // NUM_RANKS, win // NUM_RANKS
+        return (sc == sw and c < win) or (sc == self.trump and sw != self.trump)
+
+    def final_value(self, tricks: tuple[int, ...]) -> float:
+        v = self._final.get(tricks)
+        if v is None:
+            if self.linear:
+                t = tricks[self.me]
+                v = self.capot_extra if t == 12 else (-self.capot_extra if t == 0 else 0.0)
+            else:
+                s = trick_score(self.rules, tricks)
+                v = s[self.me] - self.share * (sum(s) - s[self.me])
+            self._final[tricks] = v
+        return v
+
+    # ------------------------------------------------------------------ search
+
+    def _reps(self, mine: int, others: int) -> int:
+        """Cards of ``mine`` that head a run of equivalent cards (see the module docstring)."""
+        out = 0
+        for s in range(NUM_SUITS):
+            sh = NUM_RANKS * s
+            m9 = (mine >> sh) & 0x1FF
+            if not m9:
+                continue
+            key = (s, m9, (others >> sh) & 0x1FF)
+            r = self._rep_cache.get(key)
+            if r is None:
+                o9, h9 = key[2], (self.honours >> sh) & 0x1FF
+                r, prev_mine, prev_h = 0, False, -1
+                for k in range(NUM_RANKS):
+                    b = 1 << k
+                    if m9 & b:
+                        h = (h9 >> k) & 1
+                        if not (prev_mine and prev_h == h):
+                            r |= b
+                        prev_mine, prev_h = True, h
+                    elif o9 & b:
+                        prev_mine = False
+                self._rep_cache[key] = r
+            out |= r << sh
+        return out
+
+    def _moves(self, hands: tuple[int, ...], seat: int, legal: int, trick: tuple[int, ...], win: int) -> list[int]:
+        """Representatives of the legal cards (one per run of equivalent cards), ordered."""
+        if legal & (legal - 1) == 0:
+            return [legal.bit_length() - 1]
+        live = 0
+        for h in hands:
+            live |= h
+        mine = hands[seat]
+        others = live & ~mine
+        for x in trick:
+            others |= 1 << x
+        reps = legal & self._reps(mine, others)
+        if reps & (reps - 1) == 0:
+            return [reps.bit_length() - 1]
+        cards = list(bits(reps))
+        trump = self.trump
+        if trick:
+            # Follower: cheapest winner first (weakest plain winner, then weakest trump), then losers
+            # (honours last, trumps late, weakest first).
+            beat = STRONGER[win] | (0 if win // NUM_RANKS == trump else self.trump_mask)
+            hon = self.honours
+            return sorted(cards, key=lambda c: (0, c // NUM_RANKS == trump, -c) if (beat >> c) & 1
+                          else (1, (hon >> c) & 1, c // NUM_RANKS == trump, -c))
+        # Leader: masters (no stronger live card of the suit elsewhere) first, then by strength.
+        return sorted(cards, key=lambda c: (0 if not (others & STRONGER[c]) else 1, c % NUM_RANKS))
+
+    def search(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], win: int, win_seat: int,
+               tricks: tuple[int, ...], played: int, alpha: float, beta: float) -> float:
+        """Value for ``me`` of the rest of the deal (future honours and the final trick score)."""
+        self.nodes += 1
+        if not trick:
+            if not hands[leader]:
+                return self.final_value(tricks)
+            key = (hands, leader, self._tkey(tricks))
+            hit = self.tt.get(key)
+            if hit is not None:
+                v, flag = hit
+                if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
+                    return v
+            a0, b0 = alpha, beta
+        seat = (leader + len(trick)) % self.P
+        legal = self.legal(hands[seat], trick, win, played == 0)
+        maximise = seat == self.me
+        best = -INF if maximise else INF
+        for c in self._moves(hands, seat, legal, trick, win):
+            v = self._after(hands, leader, trick, win, win_seat, tricks, played, seat, c, alpha, beta)
+            if maximise:
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+            elif v < best:
+                best = v
+                if v < beta:
+                    beta = v
+            if alpha >= beta:
+                break
+        if not trick:
+            flag = EXACT
+            if best <= a0:
+                flag = UPPER
+            elif best >= b0:
+                flag = LOWER
+            self.tt[key] = (best, flag)
+        return best
+
+    def search2(self, hands: tuple[int, ...], leader: int, tricks: tuple[int, ...], played: int,
+                alpha: float, beta: float) -> float:
+        """:meth:`search` at a trick boundary, two players: both cards of a trick in one frame."""
+        self.nodes += 1
+        lh = hands[leader]
+        if not lh:
+            return self.final_value(tricks)
+        key = (hands, leader, self._tkey(tricks))
+        hit = self.tt.get(key)
+        if hit is not None:
+            v, flag = hit
+            if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
+                return v
+        a0, b0 = alpha, beta
+        me, fol = self.me, 1 - leader
+        fh = hands[fol]
+        lead_max = leader == me
+        first = played == 0
+        hon, per_trick, trump = self.honours, self.per_trick, self.trump
+        best = -INF if lead_max else INF
+        for c in self._moves(hands, leader, self.legal(lh, (), 0, first), (), 0):
+            nl = lh & ~(1 << c)
+            after_lead = (nl, fh) if leader == 0 else (fh, nl)
+            fa, fb = alpha, beta
+            fbest = INF if lead_max else -INF
+            cs = c // NUM_RANKS
+            for d in self._moves(after_lead, fol, self.legal(fh, (c,), c, first), (c,), c):
+                ds = d // NUM_RANKS
+                winner = fol if ((ds == cs and d < c) or (ds == trump and cs != trump)) else leader
+                h = (((1 << c) | (1 << d)) & hon).bit_count() * 4.0
+                r = h + per_trick if winner == me else -h
+                nf = fh & ~(1 << d)
+                nh = (nl, nf) if leader == 0 else (nf, nl)
+                nt = (tricks[0] + 1, tricks[1]) if winner == 0 else (tricks[0], tricks[1] + 1)
+                v = r + self.search2(nh, winner, nt, played + 1, fa - r, fb - r)
+                if lead_max:
+                    if v < fbest:
+                        fbest = v
+                        if v < fb:
+                            fb = v
+                elif v > fbest:
+                    fbest = v
+                    if v > fa:
+                        fa = v
+                if fa >= fb:
+                    break
+            if lead_max:
+                if fbest > best:
+                    best = fbest
+                    if fbest > alpha:
+                        alpha = fbest
+            elif fbest < best:
+                best = fbest
+                if fbest < beta:
+                    beta = fbest
+            if alpha >= beta:
+                break
+        flag = EXACT
+        if best <= a0:
+            flag = UPPER
+        elif best >= b0:
+            flag = LOWER
+        self.tt[key] = (best, flag)
+        return best
+
+    def _tkey(self, tricks: tuple[int, ...]):
+        """What of the tricks won so far the future value depends on: all of it, or (linear
+        two-player scoring) only whether one side has taken every trick (capot)."""
+        if not self.linear:
+            return tricks
+        t, total = tricks[self.me], sum(tricks)
+        return 1 if t == total else (2 if t == 0 else 0)
+
+    def _after(self, hands, leader, trick, win, win_seat, tricks, played, seat, c, alpha, beta) -> float:
+        """Value after ``seat`` plays card ``c``."""
+        P = self.P
+        new_hands = hands[:seat] + (hands[seat] & ~(1 << c),) + hands[seat + 1 :]
+        if not trick or self.beats(c, win):
+            win, win_seat = c, seat
+        trick = trick + (c,)
+        if len(trick) < P:
+            return self.search(new_hands, leader, trick, win, win_seat, tricks, played, alpha, beta)
+        mask = 0
+        for x in trick:
+            mask |= 1 << x
+        h = (mask & self.honours).bit_count() * 4.0
+        if win_seat == self.me:
+            r = h + self.per_trick
+        else:
+            r = -self.share * h
+        tricks = tricks[:win_seat] + (tricks[win_seat] + 1,) + tricks[win_seat + 1 :]
+        if P == 2:
+            return r + self.search2(new_hands, win_seat, tricks, played + 1, alpha - r, beta - r)
+        return r + self.search(new_hands, win_seat, (), 0, 0, tricks, played + 1, alpha - r, beta - r)
+
+    def move_values(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
+                    played: int) -> dict[int, float]:
+        """Exact value for ``me`` of every legal card of the seat to play (which must be ``me``),
+        given the hands of every seat, the leader and the cards of the current trick (in play
+        order), the tricks won so far by seat and the number of tricks played."""
+        P = self.P
+        seat = (leader + len(trick)) % P
+        if seat != self.me:
+            raise ValueError(f"seat {seat} is to play, the solver plays for seat {self.me}")
+        win, win_seat = 0, 0
+        for k, x in enumerate(trick):
+            if k == 0 or self.beats(x, win):
+                win, win_seat = x, (leader + k) % P
+        legal = self.legal(hands[seat], trick, win, played == 0)
+        reps = self._moves(hands, seat, legal, trick, win)
+        values = {}
+        for c in reps:
+            values[c] = self._after(hands, leader, trick, win, win_seat, tricks, played, seat, c, -INF, INF)
+        if self.linear:  # the constant the linear scoring leaves out: exact values
+            offset = self.per_trick * (tricks[self.me] - 6)
+            values = {c: v + offset for c, v in values.items()}
+        # Equivalent cards share the value of their representative.
+        for c in bits(legal):
+            if c not in values:
+                rep = max(x for x in reps if x < c and x // NUM_RANKS == c // NUM_RANKS)
+                values[c] = values[rep]
+        return values

@@ -1,0 +1,777 @@
+"""Play L'Impériale in the terminal against a bot: ``imperiale play``.
+
+The game runs on the reference engine :class:`~imperiale_env.game.Game`, which decides what
+is legal, whose turn it is and what scores; the bot (any :func:`agents.base.make_agent` spec)
+reads its observations and legal masks from a one-game :class:`~imperiale_env.batch.BatchGame`
+kept in lockstep with it (the same seed deals the same cards in both engines, and both are
+stepped with the same actions; a disagreement stops the game with an error).
+
+Input and output go through two functions, ``input_fn(prompt) -> str`` (raising
+:class:`EOFError` when the input ends) and ``print_fn(text)``, so that tests (and other front
+ends) can drive a whole game.  :func:`play_game` is the entry point; the pieces it uses are
+public too: :func:`table_text` (what the human sees before each decision),
+:func:`question_text`, :func:`play_rule` (why the legal cards are the legal ones),
+:func:`explain_events` (the score events of a deal in words) and :func:`parse_move`.
+
+Commands at the prompt (case-insensitive):
+
+* a card code (``kh``, ``10s``) or the number of a move in the list of legal moves;
+* ``show`` / ``hide`` (or ``y`` / ``n``) for a declaration question;
+* ``point H`` (or ``point hearts``, or just ``H``) / ``sink`` for the point;
+* ``help`` (the commands and the rule that applies now), ``score``, ``table``, ``quit``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import actions as act
+from .cards import NUM_RANKS, POINT_VALUE, RANKS, SUITS, card_code, parse_card, rank_of, sort_for_display, suit_of
+from .declarations import honour_cards
+from .game import TRICKS_PER_DEAL, Decision, Game, Question, trick_winner_card
+from .records import RecordError, load_records, record_from_game, save_records
+from .render import score_text
+from .rules import Rules
+
+InputFn = Callable[[str], str]
+PrintFn = Callable[[str], None]
+
+SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+RANK_PLURALS = {"K": "Kings", "Q": "Queens", "J": "Jacks", "A": "Aces", "10": "tens", "9": "nines", "8": "eights",
+                "7": "sevens", "6": "sixes"}
+QUIT_WORDS = ("quit", "exit", "q")
+HELP_WORDS = ("help", "?")
+SHOW_WORDS = ("show", "y", "yes")
+HIDE_WORDS = ("hide", "n", "no")
+SINK_WORDS = ("sink", "pass")
+PROMPT = "> "
+
+
+class PlayError(ValueError):
+    """A ``play`` setting that cannot be used (seat, save file); the message says what is allowed."""
+
+
+# ---------------------------------------------------------------------- words
+
+
+def seat_names(players: int, human: int) -> list[str]:
+    """``You`` for the human seat, ``Player p`` for the bots."""
+    return ["You" if p == human else f"Player {p}" for p in range(players)]
+
+
+class _Words:
+    """Subjects, verbs and possessives in the second person for the human, the third for bots."""
+
+    def __init__(self, names: Sequence[str], human: int):
+        self.names, self.human = list(names), human
+
+    def subj(self, p: int) -> str:
+        return self.names[p]
+
+    def verb(self, p: int, base: str, third: str | None = None) -> str:
+        """``You win`` / ``Player 1 wins``."""
+        if p == self.human:
+            return f"{self.names[p]} {base}"
+        return f"{self.names[p]} {third or base + 's'}"
+
+    def poss(self, p: int) -> str:
+        """``your`` / ``Player 1's``."""
+        return "your" if p == self.human else f"{self.names[p]}'s"
+
+    def obj(self, p: int) -> str:
+        return "you" if p == self.human else self.names[p]
+
+    def his(self, p: int) -> str:
+        return "your" if p == self.human else "his"
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def _imperiales(n: int) -> str:
+    return _plural(n, "impériale")
+
+
+def _codes(cards) -> str:
+    return " ".join(card_code(c) for c in sort_for_display(list(cards)))
+
+
+def _suit_of_codes(codes: Sequence[str]) -> int | None:
+    suits = {c[-1] for c in codes}
+    return SUITS.index(suits.pop()) if len(suits) == 1 else None
+
+
+def item_text(kind: str, cards, trump: int, rules: Rules) -> str:
+    """``a quart major in hearts, the trump suit``, ``four Kings``, ``carte blanche``."""
+    cards = list(cards)
+    codes = [c if isinstance(c, str) else card_code(c) for c in cards]
+    codes = [card_code(c) for c in sort_for_display([parse_card(x) for x in codes])]
+    if kind == "carte_blanche":
+        return "carte blanche"
+    if kind == "turned_imperiale":
+        return "the turned-card impériale"
+    if kind == "four_of_a_kind":
+        rank = codes[0][:-1]
+        return f"four {RANK_PLURALS[rank]}"
+    suit = _suit_of_codes(codes)
+    ranks = {c[:-1] for c in codes}
+    name = "a quart major" if ranks == {"A", "K", "Q", "J"} else "a sequence " + " ".join(c[:-1] for c in codes)
+    if suit is None:
+        return name
+    return f"{name} in {SUIT_NAMES[suit]}" + (", the trump suit" if suit == trump else "")
+
+
+def question_text(question: Question, trump: int, rules: Rules, turned: int | None = None) -> str:
+    """The pending question in words: ``Show your quart major in hearts (KH QH JH AH)? [show/hide]``."""
+    cards = _codes(question.cards)
+    if question.kind == "carte_blanche":
+        return f"Show your carte blanche (no K, Q or J: {cards})? [show/hide]"
+    if question.kind == "turned_imperiale":
+        what = card_code(turned) if turned is not None else cards
+        return f"Show the turned-card impériale (the turned {what} completes your impériale)? [show/hide]"
+    what = item_text(question.kind, question.cards, trump, rules)
+    what = what.removeprefix("a ").removeprefix("an ")
+    return f"Show your {what} ({cards})? [show/hide]"
+
+
+# ---------------------------------------------------------------------- the rule that applies
+
+
+def play_rule(game: Game, p: int) -> str:
+    """Why ``p``'s legal cards are the legal ones now: follow suit, must beat, trump, overtrump."""
+    s = game.state
+    assert s is not None
+    rules = game.rules
+    trump = s.deal.trump
+    hand = s.hands[p]
+    tname = SUIT_NAMES[trump]
+    if not s.trick:
+        if rules.first_lead_trump and s.tricks_played == 0 and any(suit_of(c) == trump for c in hand):
+            return f"You lead the first trick and hold a trump: the first lead must be a trump ({tname})."
+        return "You lead: any card may be led."
+    led = suit_of(s.trick[0][1])
+    lname = SUIT_NAMES[led]
+    winning = trick_winner_card(s.trick, trump)
+    follow = [c for c in hand if suit_of(c) == led]
+    strength = NUM_RANKS - 1
+    if follow:
+        if rules.must_beat and suit_of(winning) == led:
+            higher = [c for c in follow if strength - rank_of(c) > strength - rank_of(winning)]
+            if higher:
+                return (f"You must follow suit ({lname}) and beat {card_code(winning)} if you can: "
+                        f"play a higher {lname[:-1]} ({_codes(higher)}).")
+            return (f"You must follow suit ({lname}); none of your {lname} beats {card_code(winning)}, "
+                    f"so any {lname[:-1]} will do.")
+        if rules.must_beat and led != trump and suit_of(winning) == trump:
+            return f"You must follow suit ({lname}); the trick is trumped, so any {lname[:-1]} will do."
+        return f"You must follow suit ({lname})."
+    trumps = [c for c in hand if suit_of(c) == trump]
+    if trumps and rules.must_trump:
+        if rules.overtrump and suit_of(winning) == trump:
+            over = [c for c in trumps if strength - rank_of(c) > strength - rank_of(winning)]
+            if over:
+                return (f"You have no {lname}: you must trump, and overtrump {card_code(winning)} "
+                        f"({_codes(over)}).")
+            return f"You have no {lname} and cannot overtrump {card_code(winning)}: any card may be played."
+        return f"You have no {lname}: you must trump ({tname}: {_codes(trumps)})."
+    if trumps:
+        return f"You have no {lname}: any card may be played."
+    return f"You have no {lname} and no trumps: any card may be played."
+
+
+def point_rule(rules: Rules) -> str:
+    tie = "a tie goes to the elder" if rules.point_tie == "priority" else "a full tie is split"
+    return (f"Declare one suit you hold, or sink (declare nothing; a sunk point never wins). The longest "
+            f"suit wins, then the higher total (A 11, K Q J 10, the others their number); {tie}. "
+            f"The winner scores {rules.point_points} points and shows the cards of that suit.")
+
+
+def question_rule() -> str:
+    return ("Show it to score it now (it is revealed to everyone); hide it to keep your hand secret "
+            "(a hidden impériale is never scored later).")
+
+
+def help_text(game: Game, human: int) -> str:
+    """The commands, and the rule that applies to the pending decision."""
+    d = game.decision
+    lines = [
+        "Commands (case-insensitive):",
+        "  a card code (kh, 10s, as) or the number of a move in the list, to play it",
+        "  show / hide (or y / n)    answer a declaration question",
+        "  point H (or just H) / sink    declare the point in a suit, or declare nothing",
+        "  score    the score and what has been scored in this deal",
+        "  table    show the table again",
+        "  help     this help",
+        "  quit     stop the game (the record is saved if you gave --save)",
+        "Trick order: K Q J A 10 9 8 7 (6) - the Ace ranks below the Jack in play.",
+    ]
+    if d is not None and d.player == human:
+        if d.kind == "play":
+            lines.append("Now: " + play_rule(game, human))
+        elif d.kind == "point":
+            lines.append("Now: " + point_rule(game.rules))
+        else:
+            lines.append("Now: " + question_rule())
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- score events in words
+
+
+def explain_events(events: Sequence[dict[str, Any]], rules: Rules, names: Sequence[str], human: int,
+                   trump: int | None = None) -> list[str]:
+    """One sentence per scoring event of the engine (a :class:`Game` deal's ``events``), with the
+    impériales it makes, the points it wipes and the end of the game folded into it:
+    ``Player 1 shows a quart major in spades: 1 impériale (1 in all); your 12 points are wiped``."""
+    w = _Words(names, human)
+    out: list[str] = []
+    last_gain = False  # the current sentence already says how many impériales
+
+    def amount(e: dict[str, Any]) -> str:
+        if "points" in e:
+            return f"+{_plural(int(e['points']), 'point')}"
+        return _imperiales(int(e.get("imperiales", 0)))
+
+    def start(text: str) -> None:
+        out.append(text)
+
+    def add(text: str) -> None:
+        if out:
+            out[-1] += "; " + text
+        else:
+            out.append(text[0].upper() + text[1:])
+
+    for e in events:
+        kind, p = e["event"], int(e["player"])
+        gain_kind = "imperiales" in e
+        if kind == "turned_honour":
+            start(f"The turned card {e.get('card', '')} is an honour: {w.verb(p, 'score')} "
+                  f"{_plural(int(e['points']), 'point')} as dealer")
+        elif kind in ("carte_blanche", "quart_major", "four_of_a_kind"):
+            what = item_text(kind, e.get("cards", []), trump if trump is not None else -1, rules)
+            start(f"{w.verb(p, 'show')} {what}: {amount(e)}")
+        elif kind == "turned_imperiale":
+            start(f"{w.verb(p, 'show')} the turned-card impériale with {e.get('card', 'the turned card')}: "
+                  f"{amount(e)}")
+        elif kind == "point":
+            suit = SUIT_NAMES[SUITS.index(e["suit"])] if "suit" in e else "a suit"
+            start(f"{w.verb(p, 'win')} the point with {_plural(int(e.get('count', 0)), 'card')} of {suit} "
+                  f"worth {e.get('value', 0)} ({amount(e)})")
+        elif kind == "honours":
+            n = int(e.get("count", 0))
+            where = "held in hand" if e.get("in_hand") else f"in {w.his(p)} tricks"
+            start(f"{w.verb(p, 'count')} {_plural(n, 'honour')} {where} ({amount(e)})")
+        elif kind == "fallen_imperiale":
+            start(f"{w.verb(p, 'take')} a fallen impériale: {amount(e)}")
+        elif kind == "tricks":
+            start(f"{w.verb(p, 'take')} {_plural(int(e.get('tricks', 0)), 'trick')} ({amount(e)})")
+        elif kind == "capot":
+            start(f"{w.verb(p, 'make')} capot, all 12 tricks: {amount(e)}")
+        elif kind == "imperiale":
+            count, total = int(e.get("count", 1)), int(e.get("total", 0))
+            if last_gain:
+                out[-1] += f" ({total} in all)"
+            else:
+                add(f"24 points make {_imperiales(count)} for {w.obj(p)} ({total} in all)")
+        elif kind == "wipe":
+            add(f"{w.poss(p)} {_plural(int(e['points']), 'point')} "
+                f"{'is' if int(e['points']) == 1 else 'are'} wiped")
+        elif kind == "game_over":
+            add("and you win the game!" if p == human else f"and {w.verb(p, 'win')} the game")
+        else:
+            start(f"{w.subj(p)}: {kind}")
+        last_gain = gain_kind or (kind == "imperiale" and last_gain)
+        if kind == "wipe":
+            last_gain = False
+    return [s[0].upper() + s[1:] + ("" if s.endswith("!") else ".") for s in out]
+
+
+def _score(imperiales: int, points: int) -> str:
+    """``2 impériales, 3 counters (12 points)``."""
+    text = score_text(imperiales, points)
+    return f"{text} ({points} points)" if points >= 4 and points % 4 == 0 else text
+
+
+def score_line(game: Game, names: Sequence[str]) -> str:
+    parts = [f"{names[p]}: {_score(game.imperiales[p], game.points[p])}" for p in range(game.players)]
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------- the table
+
+
+def _hand_line(hand, legal: set[int], trump: int) -> str:
+    groups = []
+    for s, name in enumerate(SUITS):
+        cards = [c for c in sort_for_display(list(hand)) if suit_of(c) == s]
+        if not cards:
+            continue
+        shown = " ".join(card_code(c) + ("*" if c in legal else "") for c in cards)
+        groups.append(f"{name}{' (trump)' if s == trump else ''}: {shown}")
+    return "   ".join(groups) if groups else "(no cards)"
+
+
+def _point_declarations(game: Game, names: Sequence[str], human: int) -> list[str]:
+    s = game.state
+    assert s is not None
+    out = []
+    for p, a in s.actions:
+        if a == act.SINK:
+            out.append(f"{names[p]} sank the point")
+        elif act.is_point(a):
+            suit, count, value = s.declared_points[p]
+            of = f" of {SUIT_NAMES[suit]}" if p == human else ""
+            out.append(f"{names[p]} declared {_plural(count, 'card')}{of} worth {value}")
+    return out
+
+
+def _move_label(a: int, game: Game, human: int) -> str:
+    if act.is_point(a):
+        suit = a - act.POINT_BASE
+        cards = [c for c in game.state.hands[human] if suit_of(c) == suit]
+        value = sum(POINT_VALUE[rank_of(c)] for c in cards)
+        return f"point {SUITS[suit]} ({_plural(len(cards), 'card')}, {value})"
+    return act.describe(a)
+
+
+def table_text(game: Game, human: int, names: Sequence[str], *, last_trick: str | None = None) -> str:
+    """The table as the human sees it before a decision (or at any time)."""
+    s = game.state
+    assert s is not None
+    rules = game.rules
+    P = game.players
+    trump = s.deal.trump
+    d = game.decision
+    legal = set(d.legal) if d is not None and d.player == human else set()
+    elder = (s.deal.dealer + 1) % P
+    lines = [f"=== Deal {s.index + 1} ({rules.preset}): {names[s.deal.dealer]} "
+             f"{'deal' if s.deal.dealer == human else 'deals'}, {names[elder]} "
+             f"{'are' if elder == human else 'is'} elder ==="]
+    turned = card_code(s.deal.turned)
+    honour = ""
+    if rules.turned_honour_points and s.deal.turned in honour_cards(rules, trump):
+        honour = f" - an honour, {rules.turned_honour_points} points to the dealer"
+    if P == 2:
+        lines.append(f"Trump:   {SUIT_NAMES[trump]} ({SUITS[trump]}); turned card {turned}{honour}")
+    else:
+        lines.append(f"Trump:   {SUIT_NAMES[trump]} ({SUITS[trump]}); the dealer's trump card {turned}{honour}")
+    for p in range(P):
+        label = "Score:" if p == 0 else ""
+        lines.append(f"{label:<8} {names[p]:<9} {_score(game.imperiales[p], game.points[p])}")
+    lines.append(f"{'':<8} first to {_imperiales(rules.target_imperiales)}; a counter is 4 points, "
+                 "24 points make an impériale")
+    for p in range(P):
+        for item in s.shown[p]:
+            lines.append(f"Shown:   {names[p]} showed {item_text(item.kind, item.cards, trump, rules)} "
+                         f"({_codes(item.cards)})")
+        if s.turned_imperiale_shown and p == s.deal.dealer:
+            lines.append(f"Shown:   {names[p]} showed the turned-card impériale ({turned})")
+    declared = _point_declarations(game, names, human)
+    if declared:
+        lines.append("Point:   " + "; ".join(declared))
+    for e in s.events:
+        if e["event"] == "point":
+            p = int(e["player"])
+            point_cards = [c for c in s.deal.hands[p] if suit_of(c) == SUITS.index(e["suit"])]
+            lines.append(f"         {names[p]} won the point and showed {_codes(point_cards)}")
+    for p in range(P):
+        if p != human:
+            known = s.revealed[p] & s.hands[p]
+            if P == 3 and p == s.deal.dealer and s.deal.turned in s.hands[p]:
+                known = known | {s.deal.turned}  # the dealer's shown trump card
+            if known:
+                lines.append(f"Known:   {names[p]} still holds {_codes(known)}")
+    if s.tricks_played or s.trick or (d is not None and d.kind == "play"):
+        won = ", ".join(f"{names[p]} {s.tricks[p]}" for p in range(P))
+        lines.append(f"Tricks:  {won} ({s.tricks_played} of {TRICKS_PER_DEAL} played)")
+        gone = [c for c in range(36) if any(c in s.captured[p] for p in range(P))]
+        if gone:
+            lines.append(f"Played:  {_codes(gone)} (earlier tricks)")
+        if last_trick:
+            lines.append(f"Last:    {last_trick}")
+        if s.trick:
+            on_table = ", ".join(f"{names[p]} {card_code(c)}" for p, c in s.trick)
+            winning = trick_winner_card(s.trick, trump)
+            lines.append(f"Trick:   {on_table} (winning: {card_code(winning)})")
+    for p in range(P):
+        if p != human:
+            lines.append(f"         {names[p]} holds {_plural(len(s.hands[p]), 'card')}")
+    mark = " (* = legal now)" if d is not None and d.player == human and d.kind == "play" else ""
+    lines.append(f"Hand{mark}: {_hand_line(s.hands[human], legal if d and d.kind == 'play' else set(), trump)}")
+    if d is not None and d.player == human:
+        lines.append("Moves:   " + "  ".join(f"{i + 1}) {_move_label(a, game, human)}" for i, a in enumerate(d.legal)))
+        lines.append(decision_prompt(game, d, human))
+    return "\n".join(lines)
+
+
+def decision_prompt(game: Game, d: Decision, human: int) -> str:
+    """The pending question in words."""
+    s = game.state
+    if d.kind == "question":
+        assert d.question is not None
+        return question_text(d.question, s.deal.trump, game.rules, s.deal.turned)
+    if d.kind == "point":
+        suits = "/".join(act.describe(a).split()[-1] for a in d.legal if act.is_point(a))
+        return f"Declare your point: point {suits}, or sink? [point X/sink]"
+    if not s.trick:
+        return "Your lead: which card? [card code or number]"
+    return "Your turn to play: which card? [card code or number]"
+
+
+# ---------------------------------------------------------------------- reading a move
+
+
+@dataclass
+class Parsed:
+    """What a line of input means: an action, a command, or an error with a hint."""
+
+    action: int | None = None
+    command: str | None = None  # help | score | table | quit
+    error: str | None = None
+
+
+def parse_move(text: str, game: Game, human: int) -> Parsed:
+    """Read one line of input for the human's pending decision (never raises)."""
+    d = game.decision
+    assert d is not None and d.player == human
+    line = " ".join(text.strip().lower().split())
+    legal = d.legal
+    if not line:
+        return Parsed(error=_hint(d, "Nothing typed."))
+    if line in HELP_WORDS:
+        return Parsed(command="help")
+    if line in QUIT_WORDS:
+        return Parsed(command="quit")
+    if line in ("score", "table"):
+        return Parsed(command=line)
+    if line.isdigit():
+        i = int(line)
+        if 1 <= i <= len(legal):
+            return Parsed(action=legal[i - 1])
+        return Parsed(error=f"There is no move {i}: choose a number from 1 to {len(legal)}.")
+    if d.kind == "question":
+        if line in SHOW_WORDS:
+            return Parsed(action=act.SHOW)
+        if line in HIDE_WORDS:
+            return Parsed(action=act.HIDE)
+        return Parsed(error=_hint(d, f"{text.strip()!r} is not an answer."))
+    if d.kind == "point":
+        if line in SINK_WORDS:
+            return Parsed(action=act.SINK)
+        word = line.removeprefix("point").strip()
+        if word.startswith("p "):
+            word = word[2:]
+        suit = _suit_word(word)
+        if suit is None:
+            return Parsed(error=_hint(d, f"{text.strip()!r} is not a point declaration."))
+        a = act.point_action(suit)
+        if a not in legal:
+            return Parsed(error=f"You hold no {SUIT_NAMES[suit]}: declare a suit you hold, or sink.")
+        return Parsed(action=a)
+    # play
+    try:
+        c = parse_card(line.replace(" ", "").upper())
+    except ValueError:
+        return Parsed(error=_hint(d, f"{text.strip()!r} is not a card."))
+    if c >= 36 or (game.players == 2 and rank_of(c) == RANKS.index("6")):
+        return Parsed(error=f"There are no sixes with two players. {_hint(d, '')}".strip())
+    if c not in game.state.hands[human]:
+        return Parsed(error=f"You do not hold {card_code(c)}. {_hint(d, '')}".strip())
+    if c not in legal:
+        return Parsed(error=f"You may not play {card_code(c)} now. {play_rule(game, human)}")
+    return Parsed(action=c)
+
+
+def _suit_word(word: str) -> int | None:
+    word = word.strip()
+    if not word:
+        return None
+    for i, (code, name) in enumerate(zip(SUITS, SUIT_NAMES, strict=True)):
+        if word in (code.lower(), name, name[:-1]):
+            return i
+    return None
+
+
+def _hint(d: Decision, first: str) -> str:
+    n = len(d.legal)
+    if d.kind == "question":
+        what = "Answer show or hide (y / n)"
+    elif d.kind == "point":
+        what = "Type point and a suit you hold (e.g. 'point h'), or sink"
+    else:
+        what = "Type a card code (e.g. 'kh', '10s')"
+    return f"{first} {what}, or a move number from 1 to {n}; 'help' lists the commands.".strip()
+
+
+# ---------------------------------------------------------------------- the game loop
+
+
+@dataclass
+class PlayResult:
+    """How a game of :func:`play_game` ended."""
+
+    game: Game
+    status: str  # "finished" | "quit" | "eof" | "interrupted" (Ctrl-C)
+    saved: list[Path] = field(default_factory=list)
+
+    @property
+    def record(self) -> dict[str, Any]:
+        return record_from_game(self.game)
+
+
+def check_save_path(path: str | Path) -> Path:
+    """A record file name must end in .json or .jsonl and its folder must exist."""
+    path = Path(path)
+    if path.suffix not in (".json", ".jsonl"):
+        raise PlayError(f"a record file ends in .json or .jsonl, got {str(path)!r}")
+    if not path.parent.is_dir():
+        raise PlayError(f"no such folder for the record: {str(path.parent)!r}")
+    return path
+
+
+def save_game(game: Game, path: str | Path) -> Path:
+    """Save the record of ``game`` to ``path``: a ``.json`` file is overwritten, a ``.jsonl``
+    file gets the game appended to the records it already holds."""
+    path = check_save_path(path)
+    records = [record_from_game(game)]
+    if path.suffix == ".jsonl" and path.exists() and path.stat().st_size:
+        records = load_records(path) + records
+    save_records(path, records)
+    return path
+
+
+class _Lockstep:
+    """The reference Game and a one-game BatchGame stepped together; the bot reads the batch."""
+
+    def __init__(self, rules: Rules, seed: int):
+        from .batch import BatchGame
+
+        self.game = Game(rules, seed=seed)
+        self.batch = BatchGame(rules, 1)
+        self.batch.reset(np.array([seed], dtype=np.uint64))
+        self.check()
+
+    def check(self) -> None:
+        g, b = self.game, self.batch
+        if g.decision is None:
+            if not b.done[0]:
+                raise RuntimeError("the engines disagree: the reference game is over, the batched one is not")
+            return
+        if b.done[0] or int(b.current_player[0]) != g.decision.player:
+            raise RuntimeError(f"the engines disagree on who acts: {g.decision.player} vs {b.current_player[0]}")
+        if not np.array_equal(b.legal_action_mask()[0], g.legal_mask()):
+            raise RuntimeError("the engines disagree on the legal actions")
+
+    def step(self, action: int) -> None:
+        self.game.step(action)
+        self.batch.step(np.array([action], dtype=np.int64))
+        self.check()
+
+
+def play_game(
+    rules: Rules,
+    opponent: str = "heuristic",
+    *,
+    seed: int | None = None,
+    seat: int = 0,
+    save: str | Path | None = None,
+    input_fn: InputFn | None = None,
+    print_fn: PrintFn | None = None,
+    agent=None,
+    offer_save: bool = True,
+    on_start: Callable[[Game], None] | None = None,
+) -> PlayResult:
+    """Play one whole game: the human in ``seat``, the bot ``opponent`` in every other seat.
+
+    ``input_fn`` / ``print_fn`` default to :func:`input` and :func:`print`.  ``agent``: an agent
+    object to use instead of building ``opponent`` (tests).  ``save``:
+    write the record there when the game ends, is quit or the input ends; without it the
+    record is offered at the end (``offer_save``).  Raises :class:`PlayError` for a bad seat
+    or save path, ``agents.base.AgentError`` for a bad opponent spec.  ``on_start(game)`` is
+    called with the reference game before its first decision (front ends that need the state).
+    """
+    input_fn = input if input_fn is None else input_fn  # looked up now, so that a patched input() is used
+    print_fn = print if print_fn is None else print_fn
+    P = rules.players
+    if not 0 <= seat < P:
+        raise PlayError(f"--seat must be a seat from 0 to {P - 1} with {P} players, got {seat}")
+    save_path = check_save_path(save) if save is not None else None
+    if agent is None:
+        from agents.base import AgentError, make_agent
+
+        try:
+            agent = make_agent(opponent, rules)
+        except AgentError:
+            raise
+        except (RuntimeError, OSError, ValueError, KeyError) as exc:  # e.g. a damaged neural checkpoint
+            raise PlayError(f"cannot load the opponent {opponent!r}: {exc}") from None
+    if seed is None:
+        seed = secrets.randbits(32)
+    names = seat_names(P, seat)
+    words = _Words(names, seat)
+    rng = np.random.default_rng(seed)
+    engines = _Lockstep(rules, seed)
+    game = engines.game
+    if on_start is not None:
+        on_start(game)
+    print_fn(f"L'Impériale ({rules.preset}, {P} players) - you play seat {seat} against {opponent} "
+             f"(game seed {seed}). Type 'help' at any prompt.")
+    told_deals = 0
+    last_trick: str | None = None
+    status = "finished"
+    announced = -1
+
+    def tell_deals(upto: int) -> None:
+        """Explain the score events of every deal before ``upto`` not told yet."""
+        nonlocal told_deals
+        while told_deals < upto:
+            st = game.history[told_deals]
+            print_fn(f"--- End of deal {st.index + 1} ---")
+            sentences = explain_events(st.events, rules, names, seat, st.deal.trump)
+            for sentence in sentences or ["Nobody scored in this deal."]:
+                print_fn("  " + sentence)
+            print_fn("  Score: " + score_line(game, names))
+            told_deals += 1
+
+    def announce() -> None:
+        nonlocal announced
+        st = game.state
+        if st is not None and st.index != announced:
+            announced = st.index
+            print_fn(f"\n*** Deal {st.index + 1}: {words.verb(st.deal.dealer, 'deal')}; trump is "
+                     f"{SUIT_NAMES[st.deal.trump]} ({card_code(st.deal.turned)}). ***")
+
+    try:
+        while game.decision is not None:
+            announce()
+            d = game.decision
+            before = game.state
+            trick_before = list(before.trick)
+            played_before = before.tricks_played
+            if d.player == seat:
+                print_fn("")
+                print_fn(table_text(game, seat, names, last_trick=last_trick))
+                while True:
+                    parsed = parse_move(input_fn(PROMPT), game, seat)
+                    if parsed.action is not None:
+                        action = parsed.action
+                        break
+                    if parsed.command == "help":
+                        print_fn(help_text(game, seat))
+                    elif parsed.command == "score":
+                        print_fn("Score: " + score_line(game, names))
+                        for sentence in explain_events(before.events, rules, names, seat, before.deal.trump):
+                            print_fn("  This deal: " + sentence)
+                    elif parsed.command == "table":
+                        print_fn(table_text(game, seat, names, last_trick=last_trick))
+                    elif parsed.command == "quit":
+                        raise _Quit
+                    else:
+                        print_fn(parsed.error or "?")
+            else:
+                obs = engines.batch.observe()
+                mask = engines.batch.legal_action_mask()
+                action = int(np.asarray(agent.act(obs, mask, rng)).reshape(-1)[0])
+                if action not in d.legal:
+                    raise RuntimeError(f"the bot chose an illegal action {action} (legal: {d.legal})")
+                note = _bot_note(game, d, action, words, rules)
+                if note:
+                    print_fn(note)
+            engines.step(action)
+            if d.kind == "play" and len(trick_before) + 1 == P:
+                cards = trick_before + [(d.player, action)]
+                winner = next(q for q, c in cards if c == trick_winner_card(cards, before.deal.trump))
+                last_trick = (", ".join(f"{names[q]} {card_code(c)}" for q, c in cards)
+                              + f": {words.verb(winner, 'win')} the trick")
+                print_fn(f"Trick {played_before + 1}: {last_trick}.")
+            if game.state is not before:
+                last_trick = None
+            tell_deals(len(game.history) - (0 if game.decision is None else 1))
+    except _Quit:
+        status = "quit"
+        print_fn("You stopped the game.")
+    except EOFError:
+        status = "eof"
+        print_fn("\nThe input ended: the game is stopped.")
+    except KeyboardInterrupt:
+        status = "interrupted"
+        print_fn("\nInterrupted: the game is stopped.")
+    if status == "finished":
+        tell_deals(len(game.history))
+        w = game.winner
+        score = " to ".join(str(game.imperiales[p]) for p in ([w] + [p for p in range(P) if p != w])) \
+            if w is not None else ""
+        if w == seat:
+            print_fn(f"You win the game, {score} impériales!")
+        elif w is not None:
+            print_fn(f"{names[w]} wins the game, {score} impériales.")
+    print_fn("Final score: " + score_line(game, names))
+    result = PlayResult(game, status)
+    if save_path is not None:
+        _save(result, save_path, print_fn)
+    elif offer_save and status in ("finished", "quit"):
+        _offer_save(result, input_fn, print_fn)
+    return result
+
+
+class _Quit(Exception):
+    pass
+
+
+def _save(result: PlayResult, path: Path, print_fn: PrintFn) -> None:
+    try:
+        saved = save_game(result.game, path)
+    except (OSError, RecordError, PlayError) as exc:
+        print_fn(f"Could not save the record to {path}: {exc}")
+        return
+    result.saved.append(saved)
+    print_fn(f"Record saved to {saved}; replay it with: imperiale replay {saved}")
+
+
+def _offer_save(result: PlayResult, input_fn: InputFn, print_fn: PrintFn) -> None:
+    for _ in range(5):
+        try:
+            answer = input_fn("Save the record of this game? File name (.json or .jsonl), or Enter to skip: ")
+        except EOFError:
+            return
+        answer = answer.strip()
+        if not answer or answer.lower() in ("n", "no", "skip"):
+            return
+        try:
+            path = check_save_path(answer)
+        except PlayError as exc:
+            print_fn(f"Not saved: {exc}.")
+            continue
+        _save(result, path, print_fn)
+        return
+
+
+def _bot_note(game: Game, d: Decision, action: int, words: _Words, rules: Rules) -> str | None:
+    """What the others see of a bot's decision (a hidden impériale is not told: it stays secret)."""
+    p = d.player
+    s = game.state
+    if d.kind == "question":
+        if action != act.SHOW:
+            return None
+        q = d.question
+        assert q is not None
+        if q.kind == "turned_imperiale":
+            return f"{words.verb(p, 'show')} the turned-card impériale ({card_code(s.deal.turned)})."
+        return f"{words.verb(p, 'show')} {item_text(q.kind, q.cards, s.deal.trump, rules)} ({_codes(q.cards)})."
+    if d.kind == "point":
+        if action == act.SINK:
+            return f"{words.verb(p, 'sink')} the point."
+        suit = action - act.POINT_BASE
+        cards = [c for c in s.hands[p] if suit_of(c) == suit]
+        value = sum(POINT_VALUE[rank_of(c)] for c in cards)
+        return f"{words.verb(p, 'declare')} a point of {_plural(len(cards), 'card')} worth {value}."
+    if not s.trick:
+        return f"{words.verb(p, 'lead')} {card_code(action)}."
+    return None  # the card is told with the trick when it completes, or shown on the table

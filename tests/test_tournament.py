@@ -1,0 +1,138 @@
+"""The tournament: duplicate seatings, deal accounting, statistics, determinism, outputs, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.heuristic import HeuristicAgent
+from agents.tournament import (
+    bradley_terry,
+    cluster_ratio,
+    lineups,
+    play_match,
+    run_tournament,
+    seatings,
+    wilson,
+    write_outputs,
+)
+from imperiale_env.cli import main
+from imperiale_env.rules import make_rules
+
+
+class FirstLegal:
+    """A deterministic agent: the lowest legal action id."""
+
+    name = "first"
+
+    def act(self, obs, mask, rng):
+        return np.argmax(mask, axis=1).astype(np.int64)
+
+
+def test_seatings_and_lineups():
+    assert seatings((0, 1), 2) == [(0, 1), (1, 0)]
+    assert seatings((0, 1, 2), 3) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    assert lineups(3, 2) == [(0, 1), (0, 2), (1, 2)]
+    assert lineups(2, 3) == [(0, 0, 1), (0, 1, 1)]
+    assert lineups(4, 3) == [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+
+
+def test_duplicate_pairs_share_the_seed_and_mirror_the_seats():
+    rules = make_rules("academie", target_imperiales=2)
+    log = play_match(rules, [HeuristicAgent(rules), FirstLegal()], (0, 1), 12, seed=5, match_index=0)
+    assert len(log.seeds) == 24
+    assert (log.seeds[0::2] == log.seeds[1::2]).all()
+    assert len(set(log.seeds[0::2].tolist())) == 12
+    assert (log.seat_agent[0::2] == [0, 1]).all() and (log.seat_agent[1::2] == [1, 0]).all()
+    # Deal accounting: the per-deal changes add up to the final score of every game.
+    value = log.final_imperiales + log.final_points / 24
+    assert np.allclose(log.deltas.sum(axis=1), value)
+
+
+def test_same_deterministic_agent_gives_mirrored_results():
+    rules = make_rules("academie", target_imperiales=2)
+    a, b = HeuristicAgent(rules), HeuristicAgent(rules)
+    log = play_match(rules, [a, b], (0, 1), 10, seed=2, match_index=0)
+    # Same cards, same seats' play: the two games of a pair are the same game.
+    assert (log.winner_seat[0::2] == log.winner_seat[1::2]).all()
+    assert np.allclose(log.deltas[0::2], log.deltas[1::2])
+    result = run_tournament([a, b], rules, groups=10, seed=2)
+    pair = result.pairs[0]
+    assert pair.game_rate == 0.5 and pair.deal_rate == 0.5 and pair.margin_per_deal == 0
+    assert result.names == ["heuristic", "heuristic#2"]
+
+
+def test_swapping_the_agents_swaps_the_results():
+    rules = make_rules("academie", target_imperiales=2)
+    one = run_tournament([HeuristicAgent(rules), FirstLegal()], rules, groups=15, seed=4)
+    two = run_tournament([FirstLegal(), HeuristicAgent(rules)], rules, groups=15, seed=4)
+    p, q = one.pairs[0], two.pairs[0]
+    assert p.game_score == pytest.approx(q.games - q.game_score)
+    assert p.deal_score == pytest.approx(q.deals - q.deal_score)
+    assert p.margin_per_deal == pytest.approx(-q.margin_per_deal)
+
+
+def _strip(d: dict) -> dict:
+    d = dict(d)
+    d.pop("seconds")
+    d.pop("decision_time_ms")
+    return d
+
+
+def test_deterministic_for_a_seed():
+    r1 = run_tournament(["random", "heuristic"], "academie", groups=20, seed=9)
+    r2 = run_tournament(["random", "heuristic"], "academie", groups=20, seed=9)
+    r3 = run_tournament(["random", "heuristic"], "academie", groups=20, seed=10)
+    assert _strip(r1.to_dict()) == _strip(r2.to_dict())
+    assert _strip(r1.to_dict()) != _strip(r3.to_dict())
+
+
+def test_three_players_rotate_the_seats():
+    rules = make_rules("academie3", target_imperiales=2)
+    result = run_tournament(["random", "heuristic"], rules, groups=6, seed=1)
+    assert len(result.pairs) == 2
+    for log in result.logs:
+        assert (log.seeds[0::3] == log.seeds[1::3]).all() and (log.seeds[0::3] == log.seeds[2::3]).all()
+        assert np.allclose(log.deltas.sum(axis=1), log.final_imperiales + log.final_points / 24)
+        for g in range(0, len(log.seeds), 3):
+            rows = log.seat_agent[g : g + 3]
+            for s in range(3):  # every lineup entry sits at every seat once
+                assert sorted(rows[:, s].tolist()) == sorted(log.lineup)
+
+
+def test_statistics():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert wilson(0, 10)[0] == 0.0
+    r, lo, hi = cluster_ratio(np.array([1.0, 0.5, 1.0, 0.0]), np.ones(4))
+    assert r == pytest.approx(0.625) and lo < r < hi
+    # Bradley-Terry recovers strengths 1 : 2 : 4 from expected win counts.
+    s = np.array([1.0, 2.0, 4.0])
+    wins = 1000 * s[:, None] / (s[:, None] + s[None, :])
+    np.fill_diagonal(wins, 0)
+    p = bradley_terry(wins, prior=0.0)
+    assert p / p[0] == pytest.approx(s, rel=1e-4)
+    assert np.isfinite(bradley_terry(np.array([[0, 10.0], [0, 0]]))).all()
+
+
+def test_outputs_and_cli(tmp_path, capsys):
+    result = run_tournament(["random", "heuristic"], "academie", groups=5, seed=1, single_deal=True)
+    paths = write_outputs(result, tmp_path / "a")
+    data = json.loads(paths["json"].read_text())
+    assert data["mode"] == "single_deal" and data["pairings"][0]["games"] == 10
+    assert "| random | heuristic |" in paths["markdown"].read_text()
+    out = tmp_path / "cli"
+    assert main(["eval", "--agents", "random,heuristic", "--games", "3", "--seed", "2", "--target", "2",
+                 "--out", str(out), "--no-progress"]) == 0
+    data = json.loads((out / "results.json").read_text())
+    assert data["mode"] == "whole_games" and data["target_imperiales"] == 2
+    assert data["pairings"][0]["games"] == 6
+    assert {r["agent"] for r in data["ratings"]} == {"random", "heuristic"}
+    assert "Tournament" in capsys.readouterr().out
+    assert main(["eval", "--agents", "random,heuristic", "--games", "2", "--deals", "2"]) == 2
+    assert main(["eval", "--agents", "random,nobody", "--games", "2", "--no-progress"]) == 2
+    assert main(["eval", "--agents", "random", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "imperiale eval: error" in err and "nobody" in err
