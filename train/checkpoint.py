@@ -1,0 +1,102 @@
+"""Checkpoints: atomic writes, and loads that fail clearly on a corrupt or foreign file.
+
+A checkpoint is one ``torch.save`` dict of tensors, plain Python values and bytes, so it
+loads with ``weights_only=True`` (no code runs on load).  Its keys:
+
+===============  =================================================================
+format, version  ``"imperiale-ppo"``, :data:`VERSION`
+obs_size         observation width the networks were built for (485)
+num_actions      43
+config           the :class:`~train.config.TrainConfig` as a dict
+rules            the rules record (:meth:`Rules.to_dict`)
+seed             the run's seed
+iteration        PPO updates done; ``global_step``: decisions collected
+model            ActorCritic state dict (``actor.*``: the policy, ``critic.*``: the value)
+optimizer        Adam state dict
+np_rng           the numpy generator's ``bit_generator.state``
+torch_rng        ``torch.get_rng_state()``
+pool             the opponent pool (ids, iterations, actor weights)
+rollout          the pickled game batch and seat assignment (bytes; unpickled only on resume)
+history          evaluation results so far (list of dicts)
+===============  =================================================================
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from imperiale_env.actions import NUM_ACTIONS
+from imperiale_env.observation import OBS_SIZE
+
+FORMAT = "imperiale-ppo"
+VERSION = 1
+REQUIRED = ("config", "iteration", "model")
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint that cannot be read or does not fit this code."""
+
+
+def save_checkpoint(path: str | Path, state: dict[str, Any]) -> Path:
+    """Write ``state`` (plus the format header) to ``path`` atomically: a temporary file in the
+    same directory, flushed and fsynced, then ``os.replace`` (a reader never sees half a file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"format": FORMAT, "version": VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, **state}
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict[str, Any]:
+    """The checkpoint dict; :class:`CheckpointError` if missing, corrupt or incompatible."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint at {path}")
+    try:
+        data = torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as exc:  # torch raises many kinds (pickle, zip, runtime) on a damaged file
+        raise CheckpointError(f"{path} is corrupt or not a training checkpoint ({type(exc).__name__}: {exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not an {FORMAT} checkpoint (no '{FORMAT}' format header)")
+    if data.get("version") != VERSION:
+        raise CheckpointError(f"{path} has checkpoint version {data.get('version')!r}; this code reads {VERSION}")
+    if data.get("obs_size") != OBS_SIZE or data.get("num_actions") != NUM_ACTIONS:
+        raise CheckpointError(
+            f"{path} was trained for observations of {data.get('obs_size')} and {data.get('num_actions')} actions; "
+            f"this engine has {OBS_SIZE} and {NUM_ACTIONS}"
+        )
+    missing = [k for k in REQUIRED if k not in data]
+    if missing:
+        raise CheckpointError(f"{path} lacks {', '.join(missing)}")
+    return data
+
+
+def build_model(data: dict[str, Any]):
+    """The :class:`~train.model.ActorCritic` of a loaded checkpoint, weights restored."""
+    from .config import ConfigError, config_from_dict
+    from .model import ActorCritic
+
+    try:
+        cfg = config_from_dict(data["config"])
+    except ConfigError as exc:
+        raise CheckpointError(f"the checkpoint's config does not fit this code: {exc}") from None
+    model = ActorCritic(cfg.hidden, cfg.activation, cfg.critic)
+    try:
+        model.load_state_dict(data["model"])
+    except (RuntimeError, KeyError) as exc:
+        raise CheckpointError(f"the checkpoint's weights do not fit its config: {exc}") from None
+    return model, cfg

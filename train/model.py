@@ -1,0 +1,91 @@
+"""Policy and value networks over the observation, with masked logits.
+
+One policy network serves declarations and card play (the phase is in the observation).
+The value network is separate so that, with ``critic="perfect"``, it can see every hand
+(the observation plus the other players' hands as 36-bit blocks, PerfectDou style) while the
+policy sees only its own observation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from imperiale_env.actions import NUM_ACTIONS
+from imperiale_env.cards import NUM_CARDS
+from imperiale_env.observation import OBS_SIZE
+
+#: Logit given to illegal actions: exp(MASK_VALUE - max) is exactly 0 in float32, so a masked
+#: softmax, argmax or Gumbel-max sample never selects an illegal action.
+MASK_VALUE = -1e9
+
+#: Extra critic input with ``critic="perfect"``: the hands of relative seats 1 and 2.
+HIDDEN_HANDS_SIZE = 2 * NUM_CARDS
+
+
+def critic_input_size(critic: str) -> int:
+    return OBS_SIZE + (HIDDEN_HANDS_SIZE if critic == "perfect" else 0)
+
+
+def _mlp(sizes: list[int], activation: str, out_std: float) -> nn.Sequential:
+    act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
+    layers: list[nn.Module] = []
+    for i in range(len(sizes) - 1):
+        lin = nn.Linear(sizes[i], sizes[i + 1])
+        last = i == len(sizes) - 2
+        nn.init.orthogonal_(lin.weight, out_std if last else np.sqrt(2))
+        nn.init.zeros_(lin.bias)
+        layers.append(lin)
+        if not last:
+            layers.append(act())
+    return nn.Sequential(*layers)
+
+
+class Policy(nn.Module):
+    """Observation -> 43 logits (unmasked); :func:`masked_logits` applies the legal mask."""
+
+    def __init__(self, hidden: tuple[int, ...] = (256, 256), activation: str = "relu"):
+        super().__init__()
+        self.net = _mlp([OBS_SIZE, *hidden, NUM_ACTIONS], activation, 0.01)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return masked_logits(self.net(obs), mask)
+
+
+class ActorCritic(nn.Module):
+    def __init__(self, hidden: tuple[int, ...] = (256, 256), activation: str = "relu", critic: str = "plain"):
+        super().__init__()
+        self.hidden, self.activation, self.critic_kind = tuple(hidden), activation, critic
+        self.actor = Policy(hidden, activation)
+        self.critic = _mlp([critic_input_size(critic), *hidden, 1], activation, 1.0)
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.actor(obs, mask)
+
+    def value(self, critic_obs: torch.Tensor) -> torch.Tensor:
+        return self.critic(critic_obs).squeeze(-1)
+
+    def evaluate(self, obs, mask, critic_obs, actions):
+        """(log-prob of ``actions``, entropy, value) for the PPO loss."""
+        logits = self.logits(obs, mask)
+        logp_all = torch.log_softmax(logits, dim=-1)
+        logp = logp_all.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        probs = logp_all.exp()
+        entropy = -(probs * logp_all).sum(-1)  # illegal: p = 0 and a finite logit, so 0 * x = 0
+        return logp, entropy, self.value(critic_obs)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return logits.masked_fill(~mask, MASK_VALUE)
+
+
+def sample_actions(logits: np.ndarray, rng: np.random.Generator, greedy: bool = False) -> np.ndarray:
+    """Masked sampling (Gumbel-max with numpy noise, so it is deterministic for the rng state
+    whatever the torch device) or argmax; ``logits`` already masked."""
+    if greedy:
+        return logits.argmax(axis=1)
+    u = rng.random(logits.shape, dtype=np.float32)
+    gumbel = -np.log(-np.log(np.clip(u, 1e-20, 1.0 - 1e-7)))
+    return (logits + gumbel).argmax(axis=1)
+

@@ -1,0 +1,287 @@
+"""Self-play rollouts on the batched engine, stored per seat for GAE.
+
+Every slot of the :class:`~imperiale_env.batch.BatchGame` plays one game (one deal with
+``single_deal``); the slot's *learner seat* is played by the current policy, and its other
+seat(s) by the current policy too or, with probability ``p_pool`` per game, by one past
+snapshot from the :class:`OpponentPool`.  Each step records one transition per slot (the
+acting player's), in preallocated ``(num_steps, num_envs, ...)`` buffers.
+
+**Per-seat sequences.**  A seat's transitions in a slot form their own sequence: each
+transition is linked to the same seat's next decision (``next_index``), so GAE runs over
+the seat's own decisions, not over the interleaved turns of the table.  When a game ends,
+the step's rewards (one per seat) are credited to each seat's *last* transition of that
+game, which is marked terminal.  A seat whose sequence is still open at the end of the
+rollout is bootstrapped with the value of its own observation of the final state.
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from imperiale_env.batch import BatchGame
+from imperiale_env.cards import NUM_CARDS
+from imperiale_env.observation import OBS_SIZE
+from imperiale_env.rules import Rules
+
+from .config import TrainConfig
+from .model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, sample_actions
+
+NUM_ACTIONS = 43
+
+
+def unpack_hands(hands: np.ndarray) -> np.ndarray:
+    """``(..., k)`` uint64 bitmasks -> ``(..., k * 36)`` float32 card indicators."""
+    h = np.ascontiguousarray(hands, dtype=np.uint64)
+    bits = np.unpackbits(h.view(np.uint8).reshape(*h.shape, 8), axis=-1, bitorder="little", count=NUM_CARDS)
+    return bits.reshape(*h.shape[:-1], h.shape[-1] * NUM_CARDS).astype(np.float32)
+
+
+def hidden_hands(bg: BatchGame, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The hands of relative seats 1 and 2 (zeros with two players) of ``seats``: ``(N, 72)``."""
+    n, P = bg.n, bg.players
+    others = np.zeros((n, 2), dtype=np.uint64)
+    for k in range(1, P):
+        others[:, k - 1] = bg.hands[np.arange(n), (seats + k) % P]
+    bits = unpack_hands(others)
+    if out is None:
+        return bits
+    out[:] = bits
+    return out
+
+
+class OpponentPool:
+    """The last ``size`` policy snapshots (actor weights), each with a stable id."""
+
+    def __init__(self, size: int, hidden: tuple[int, ...], activation: str, device: torch.device):
+        self.size, self.hidden, self.activation, self.device = size, tuple(hidden), activation, device
+        self.entries: list[tuple[int, int, dict[str, torch.Tensor]]] = []  # (id, iteration, actor state)
+        self.next_id = 0
+        self._nets: dict[int, Policy] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def ids(self) -> np.ndarray:
+        return np.array([e[0] for e in self.entries], dtype=np.int64)
+
+    def add(self, actor: Policy, iteration: int) -> None:
+        state = {k: v.detach().cpu().clone() for k, v in actor.state_dict().items()}
+        self.entries.append((self.next_id, iteration, state))
+        self.next_id += 1
+        while len(self.entries) > self.size:
+            old = self.entries.pop(0)
+            self._nets.pop(old[0], None)
+
+    def net(self, entry_id: int) -> Policy:
+        if entry_id not in self._nets:
+            state = next(e[2] for e in self.entries if e[0] == entry_id)
+            net = Policy(self.hidden, self.activation).to(self.device)
+            net.load_state_dict(state)
+            net.eval()
+            self._nets[entry_id] = net
+        return self._nets[entry_id]
+
+    def state_dict(self) -> dict:
+        return {"next_id": self.next_id,
+                "entries": [{"id": i, "iteration": it, "actor": st} for i, it, st in self.entries]}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.next_id = int(state["next_id"])
+        self.entries = [(int(e["id"]), int(e["iteration"]), e["actor"]) for e in state["entries"]]
+        self._nets = {}
+
+
+@dataclass
+class RolloutBatch:
+    """The trainable transitions of one rollout, flattened (torch tensors on the device)."""
+
+    obs: torch.Tensor
+    mask: torch.Tensor
+    critic_obs: torch.Tensor
+    actions: torch.Tensor
+    logprobs: torch.Tensor
+    values: torch.Tensor
+    advantages: torch.Tensor
+    returns: torch.Tensor
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+class SelfPlayRollout:
+    """The batch of games, the seat assignment of every slot and the rollout buffers."""
+
+    def __init__(self, config: TrainConfig, rules: Rules, device: torch.device, rng: np.random.Generator):
+        self.cfg, self.rules, self.device = config, rules, device
+        self.n, self.T, self.P = config.num_envs, config.num_steps, rules.players
+        self.perfect = config.critic == "perfect"
+        self.bg = BatchGame(rules, self.n, auto_next_game=True, single_deal=config.single_deal)
+        self.bg.reset(int(rng.integers(2**63)))
+        self.learner_seat = np.zeros(self.n, dtype=np.int64)
+        self.opponent = np.full(self.n, -1, dtype=np.int64)  # pool entry id of the other seat(s); -1: current
+        self._assign(np.arange(self.n), rng, np.zeros(0, dtype=np.int64))
+        T, n = self.T, self.n
+        self.obs = np.zeros((T, n, OBS_SIZE), dtype=np.float32)
+        self.masks = np.zeros((T, n, NUM_ACTIONS), dtype=bool)
+        self.hidden = np.zeros((T, n, HIDDEN_HANDS_SIZE), dtype=np.float32) if self.perfect else None
+        self.actions = np.zeros((T, n), dtype=np.int64)
+        self.seats = np.zeros((T, n), dtype=np.int64)
+        self.logprobs = np.zeros((T, n), dtype=np.float32)
+        self.values = np.zeros((T, n), dtype=np.float32)
+        self.rewards = np.zeros(T * n, dtype=np.float32)
+        self.dones = np.zeros(T * n, dtype=bool)
+        self.next_index = np.full(T * n, -1, dtype=np.int64)
+        self.bootstrap = np.zeros(T * n, dtype=np.float32)
+        self.train = np.zeros((T, n), dtype=bool)
+
+    # ------------------------------------------------------------------ seat assignment
+
+    def _assign(self, idx: np.ndarray, rng: np.random.Generator, pool_ids: np.ndarray) -> None:
+        """New games in slots ``idx``: a learner seat, and the opponent (current or a pool entry)."""
+        if not len(idx):
+            return
+        self.learner_seat[idx] = rng.integers(self.P, size=len(idx))
+        use_pool = rng.random(len(idx)) < self.cfg.p_pool
+        pick = rng.integers(max(len(pool_ids), 1), size=len(idx))
+        self.opponent[idx] = np.where(use_pool & (len(pool_ids) > 0), pool_ids[pick] if len(pool_ids) else -1, -1)
+
+    def refresh_pool(self, pool: OpponentPool) -> None:
+        """Slots whose pool opponent was evicted play the current policy until their game ends."""
+        self.opponent[~np.isin(self.opponent, np.append(pool.ids, -1))] = -1
+
+    def state(self) -> bytes:
+        """The game batch and the seat assignment (pickled; restored by :meth:`load_state`)."""
+        return pickle.dumps({"bg": self.bg, "learner_seat": self.learner_seat, "opponent": self.opponent},
+                            protocol=pickle.HIGHEST_PROTOCOL)
+
+    def load_state(self, blob: bytes) -> None:
+        state = pickle.loads(blob)
+        bg = state["bg"]
+        if bg.n != self.n or bg.players != self.P or bg.rules != self.rules or bg.single_deal != self.cfg.single_deal:
+            raise ValueError("the checkpoint's game batch does not match the configuration "
+                             "(num_envs, rules, single_deal)")
+        self.bg, self.learner_seat, self.opponent = bg, state["learner_seat"], state["opponent"]
+
+    # ------------------------------------------------------------------ collection
+
+    def _critic_input(self, obs: np.ndarray, hidden: np.ndarray | None) -> torch.Tensor:
+        x = torch.from_numpy(obs)
+        if hidden is not None:
+            x = torch.cat([x, torch.from_numpy(hidden)], dim=-1)
+        return x.to(self.device)
+
+    @torch.no_grad()
+    def collect(self, model: ActorCritic, pool: OpponentPool, rng: np.random.Generator) -> tuple[RolloutBatch, dict]:
+        cfg, bg, n, T, P = self.cfg, self.bg, self.n, self.T, self.P
+        ar = np.arange(n)
+        dev = self.device
+        last = np.full((n, P), -1, dtype=np.int64)  # flat index of each seat's last open transition
+        self.rewards[:] = 0
+        self.dones[:] = False
+        self.next_index[:] = -1
+        self.bootstrap[:] = 0
+        pool_ids = pool.ids
+        ep_returns: list[np.ndarray] = []  # learner returns of ended games, by opponent kind
+        ep_vs_pool: list[np.ndarray] = []
+        for t in range(T):
+            obs = bg.observe(out=self.obs[t])
+            mask = bg.legal_action_mask()
+            self.masks[t] = mask
+            cur = bg.current_player.copy()
+            self.seats[t] = cur
+            hidden = hidden_hands(bg, cur, self.hidden[t]) if self.perfect else None
+            obs_t = torch.from_numpy(obs).to(dev)
+            mask_t = torch.from_numpy(mask).to(dev)
+            logits = model.logits(obs_t, mask_t)
+            self.values[t] = model.value(self._critic_input(obs, hidden)).cpu().numpy()
+            by_pool = (cur != self.learner_seat) & (self.opponent >= 0)
+            if by_pool.any():
+                for pid in np.unique(self.opponent[by_pool]):
+                    rows = np.flatnonzero(by_pool & (self.opponent == pid))
+                    rows_t = torch.from_numpy(rows).to(dev)
+                    logits[rows_t] = pool.net(int(pid))(obs_t[rows_t], mask_t[rows_t])
+            logits_np = logits.cpu().numpy()
+            a = sample_actions(logits_np, rng)
+            self.actions[t] = a
+            logp = torch.log_softmax(logits, dim=-1).gather(1, torch.from_numpy(a).to(dev)[:, None])[:, 0]
+            self.logprobs[t] = logp.cpu().numpy()
+            self.train[t] = ~by_pool if cfg.train_all_seats else cur == self.learner_seat
+            # Link each seat's transitions into its own sequence.
+            j = t * n + ar
+            prev = last[ar, cur]
+            linked = prev >= 0
+            self.next_index[prev[linked]] = j[linked]
+            last[ar, cur] = j
+            rewards, terminated = bg.step(a)
+            ended = np.flatnonzero(terminated)
+            if len(ended):
+                r = rewards[ended] * cfg.reward_scale
+                lj = last[ended]  # (E, P)
+                has = lj >= 0
+                self.rewards[lj[has]] += r[has]
+                self.dones[lj[has]] = True
+                last[ended] = -1
+                learner_r = rewards[ended, self.learner_seat[ended]]
+                vs_pool = self.opponent[ended] >= 0
+                ep_returns.append(learner_r[~vs_pool])
+                ep_vs_pool.append(learner_r[vs_pool])
+                self._assign(ended, rng, pool_ids)
+        # Bootstrap the open sequences with each seat's value of the final state.
+        buf = np.empty((n, OBS_SIZE), dtype=np.float32)
+        for p in range(P):
+            open_ = last[:, p] >= 0
+            if not open_.any():
+                continue
+            seats = np.full(n, p, dtype=np.int64)
+            o = bg.observe(out=buf, players=seats)
+            h = hidden_hands(bg, seats) if self.perfect else None
+            v = model.value(self._critic_input(o, h)).cpu().numpy()
+            self.bootstrap[last[open_, p]] = v[open_]
+        adv = self._gae(cfg.gamma, cfg.gae_lambda)
+        values = self.values.reshape(-1)
+        returns = adv + values
+        sel = np.flatnonzero(self.train.reshape(-1))
+        obs = torch.from_numpy(self.obs.reshape(T * n, OBS_SIZE)[sel])
+        critic_obs = obs if not self.perfect else torch.cat(
+            [obs, torch.from_numpy(self.hidden.reshape(T * n, -1)[sel])], dim=1)
+        batch = RolloutBatch(
+            obs=obs.to(dev),
+            mask=torch.from_numpy(self.masks.reshape(T * n, NUM_ACTIONS)[sel]).to(dev),
+            critic_obs=critic_obs.to(dev),
+            actions=torch.from_numpy(self.actions.reshape(-1)[sel]).to(dev),
+            logprobs=torch.from_numpy(self.logprobs.reshape(-1)[sel]).to(dev),
+            values=torch.from_numpy(values[sel]).to(dev),
+            advantages=torch.from_numpy(adv[sel]).to(dev),
+            returns=torch.from_numpy(returns[sel]).to(dev),
+        )
+        rets = np.concatenate(ep_returns) if ep_returns else np.zeros(0)
+        pool_rets = np.concatenate(ep_vs_pool) if ep_vs_pool else np.zeros(0)
+        stats = {
+            "rollout/episodes": float(len(rets) + len(pool_rets)),
+            "rollout/train_fraction": float(len(sel) / (T * n)),
+            "rollout/learner_return_vs_pool": float(pool_rets.mean()) if len(pool_rets) else float("nan"),
+            "rollout/pool_games": float(len(pool_rets)),
+            "rollout/abs_return": float(np.abs(rets).mean()) if len(rets) else float("nan"),
+        }
+        return batch, stats
+
+    def _gae(self, gamma: float, lam: float) -> np.ndarray:
+        """Generalised advantage estimates over each seat's own sequence (flat ``T * n``)."""
+        n = self.n
+        values = np.append(self.values.reshape(-1), 0.0).astype(np.float32)
+        adv = np.zeros(self.T * n + 1, dtype=np.float32)  # the extra slot is "no next transition"
+        for t in range(self.T - 1, -1, -1):
+            j = slice(t * n, (t + 1) * n)
+            nxt = self.next_index[j]
+            has_next = nxt >= 0
+            nxt = np.where(has_next, nxt, self.T * n)
+            next_value = np.where(has_next, values[nxt], self.bootstrap[j])
+            cont = (~self.dones[j]).astype(np.float32)
+            delta = self.rewards[j] + gamma * next_value * cont - values[j]
+            adv[j] = delta + gamma * lam * cont * adv[nxt]
+        return adv[:-1]
