@@ -180,8 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", metavar="FILE", help="a record file (.json or .jsonl)")
     replay.add_argument("--indent", type=int, default=2, metavar="N", help="JSON indentation (default 2)")
 
-    bench = add("bench", "measure the throughput of the batched engine", _cmd_bench)
-    bench.add_argument("--seconds", type=float, default=5.0, metavar="S", help="time per batch size")
+    bench = add("bench", "decisions per second of every engine, measured in one run", _cmd_bench)
+    bench.add_argument("--seconds", type=float, default=2.0, metavar="S",
+                       help="seconds per measurement (default 2: the whole run takes about 20 s)")
     bench.add_argument(
         "--batch-sizes",
         type=_batch_sizes,
