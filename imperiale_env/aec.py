@@ -88,7 +88,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
@@ -99,7 +98,7 @@ from .actions import NUM_ACTIONS
 from .batch import BatchGame
 from .envutil import check_episode, check_start, draw_game_seed, reset_one, terminal_rewards
 from .observation import OBS_SIZE
-from .render import describe_events, render_table
+from .render import describe_events, present, render_table
 from .rules import Rules, resolve_rules
 
 __all__ = ["aec_decisions_per_second", "env", "raw_env"]
@@ -248,22 +247,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     # ------------------------------------------------------------------ rendering
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
+        return present(self.render_mode, self._table)
+
+    def _table(self) -> str:
         if self.game_seed is None:
-            text = "L'Impériale: no game yet (call reset)"
-        else:
-            deal = int(self._game.deal_index[0])
-            current = self._events[self._events[:, 1] == deal]
-            previous = self._events[self._events[:, 1] == deal - 1]
-            text = render_table(self._game, 0, names=self.possible_agents, events=current)
-            if len(previous):
-                text += "\nLast deal " + "; ".join(describe_events(previous, self.rules, self.possible_agents))
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
+            return "L'Impériale: no game yet (call reset)"
+        deal = int(self._game.deal_index[0])
+        current = self._events[self._events[:, 1] == deal]
+        previous = self._events[self._events[:, 1] == deal - 1]
+        text = render_table(self._game, 0, names=self.possible_agents, events=current)
+        if len(previous):
+            text += "\nLast deal " + "; ".join(describe_events(previous, self.rules, self.possible_agents))
+        return text
 
     def close(self) -> None:
         self._closed = True

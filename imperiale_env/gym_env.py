@@ -60,7 +60,7 @@ from .actions import NUM_ACTIONS
 from .batch import BatchGame
 from .envutil import check_episode, check_start, draw_game_seed, reset_one
 from .observation import OBS_SIZE
-from .render import render_table
+from .render import present, render_table
 from .rules import Rules, resolve_rules
 
 __all__ = ["ImperialeEnv"]
@@ -230,22 +230,18 @@ class ImperialeEnv(gymnasium.Env):
         self._events = rows[rows[:, 1] >= int(self._game.deal_index[0]) - 1]
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
+        return present(self.render_mode, self._table)
+
+    def _table(self) -> str:
         if self.game_seed is None:
-            text = "L'Impériale: no game yet (call reset)"
-        else:
-            names = [f"player_{p}" + (" (you)" if p == self.agent_seat else "") for p in range(self.players)]
-            deal = int(self._game.deal_index[0])
-            text = render_table(self._game, 0, names=names, viewer=self.agent_seat,
-                                events=self._events[self._events[:, 1] == deal])
-            if self._illegal:
-                text += "\nOver     an illegal action ended the episode"
-        if self.render_mode == "ansi":
-            return text
-        print(text + "\n")
-        return None
+            return "L'Impériale: no game yet (call reset)"
+        names = [f"player_{p}" + (" (you)" if p == self.agent_seat else "") for p in range(self.players)]
+        deal = int(self._game.deal_index[0])
+        text = render_table(self._game, 0, names=names, viewer=self.agent_seat,
+                            events=self._events[self._events[:, 1] == deal])
+        if self._illegal:
+            text += "\nOver     an illegal action ended the episode"
+        return text
 
     def close(self) -> None:
         pass

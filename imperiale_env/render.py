@@ -10,8 +10,9 @@ events of the deal in words, and what the acting player must decide with the leg
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import gymnasium
 import numpy as np
 
 from . import actions as act
@@ -184,3 +185,16 @@ def _decision_text(game: BatchGame, i: int, kind: int) -> str:
     if kind == POINT:
         return "declare a point: " + ", ".join(act.describe(int(a)) for a in legal)
     return "play one of " + " ".join(act.describe(int(a)) for a in legal)
+
+
+def present(render_mode: str | None, table: Callable[[], str]) -> str | None:
+    """The environments' ``render()``: warn without a render mode, return the table for
+    ``"ansi"``, print it for ``"human"``."""
+    if render_mode is None:
+        gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+        return None
+    text = table()
+    if render_mode == "ansi":
+        return text
+    print(text + "\n")
+    return None
