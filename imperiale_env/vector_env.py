@@ -22,8 +22,9 @@ truncated                     always False (games end by the rules)
 ============================  =========================================================
 
 Rewards come only when a game ends: +1 to the winner, -1/(players-1) to the others
-(``episode="deal"``: one deal per episode from 0 to 0, rewarded by the zero-sum change of the
-score).  The terminal reward of a seat that did not make the last move is only in
+(``episode="deal"``: one deal per episode, from 0 to 0 or from ``start=dict(imperiales=[..],
+points=[..], dealer=k)`` (each key optional), rewarded by the zero-sum change of the score).
+The terminal reward of a seat that did not make the last move is only in
 ``info["rewards_all"]``: a self-play learner credits it to the last transition of each seat.
 
 Autoreset is ``SAME_STEP`` (``metadata["autoreset_mode"]``): on the step a game ends, the
@@ -58,7 +59,7 @@ from gymnasium.vector.utils import batch_space
 
 from .actions import NUM_ACTIONS
 from .batch import BatchGame
-from .envutil import check_episode
+from .envutil import check_episode, check_start
 from .observation import OBS_SIZE
 from .rules import Rules, resolve_rules
 
@@ -77,10 +78,12 @@ class ImperialeVectorEnv(VectorEnv):
         episode: str = "game",
         copy: bool = True,
         final_obs: bool = True,
+        start: dict[str, Any] | None = None,
     ):
         self.rules = resolve_rules(rules)
         self.players = self.rules.players
         self.episode = check_episode(episode)
+        self.start = check_start(self.rules, start, self.episode)
         self.num_envs = int(num_envs)
         self.copy = copy
         self.render_mode = None
@@ -109,7 +112,11 @@ class ImperialeVectorEnv(VectorEnv):
         """Deal a new game in every slot, the game seeds drawn from :attr:`np_random`."""
         super().reset(seed=seed)
         seeds = self.np_random.integers(0, 2**64, size=self.num_envs, dtype=np.uint64)
-        self._game.reset(seeds)
+        if self.start is None:
+            self._game.reset(seeds)
+        else:  # every deal, restarted ones too, starts from this score
+            self._game.reset(seeds, imperiales=np.array(self.start["imperiales"]),
+                             points=np.array(self.start["points"]), dealer=self.start["dealer"])
         self._started = True
         return self._observe(), self._infos()
 

@@ -152,3 +152,19 @@ def test_seeding_is_reproducible():
     first = x.game_seeds
     x.reset()
     assert not np.array_equal(x.game_seeds, first)
+
+
+def test_single_deals_from_a_start_score():
+    v = ImperialeVectorEnv(8, episode="deal", start={"imperiales": [3, 1], "points": [20, 4], "dealer": 1})
+    _, info = v.reset(seed=2)
+    rng = np.random.default_rng(2)
+    engine = v.engine
+    assert engine.start_imperiales.tolist() == [[3, 1]] * 8 and engine.start_dealer.tolist() == [1] * 8
+    ended = 0
+    while ended < 16:
+        _, _, terminated, _, info = v.step(random_actions(rng, info["action_mask"]))
+        ended += int(terminated.sum())
+        # restarted deals begin from the same score and dealer
+        assert engine.start_points.tolist() == [[20, 4]] * 8 and engine.start_dealer.tolist() == [1] * 8
+    with pytest.raises(ValueError, match="episode='deal'"):
+        ImperialeVectorEnv(2, start={"points": [1, 2]})
