@@ -16,6 +16,7 @@ Specs understood by :func:`make_agent`:
 ``pimc:N``    the same with ``N`` sampled deals per decision
 ``pimc:N:K``  ``N`` samples, searching only the last ``K`` tricks of a deal (heuristic before)
 ``neural:P``  a trained policy loaded from checkpoint ``P`` (needs torch and ``train``)
+``human``     a person at the terminal (:mod:`agents.human`)
 ============  ==============================================================
 """
 
@@ -45,7 +46,7 @@ class AgentError(ValueError):
     """An agent spec that cannot be built; the message says what is allowed."""
 
 
-AGENT_KINDS = ("random", "heuristic", "pimc", "neural")
+AGENT_KINDS = ("random", "heuristic", "pimc", "neural", "human")
 
 
 def reset_agent(agent: Agent) -> None:
@@ -84,11 +85,15 @@ def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: i
             if samples < 1 or not 1 <= horizon <= 12 or len(parts) > 2:
                 raise AgentError(f"pimc:N[:K] needs N >= 1 samples and 1 <= K <= 12 tricks, got {spec!r}")
         return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon)
+    if kind == "human":
+        from .human import HumanAgent
+
+        return HumanAgent()
     if kind == "neural":
         if not arg:
             raise AgentError("neural:PATH needs the path of a checkpoint, e.g. neural:runs/latest.pt")
         return _make_neural(arg, rules, spec)
-    raise AgentError(f"unknown agent {spec!r} (allowed: random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH)")
+    raise AgentError(f"unknown agent {spec!r} (allowed: random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH, human)")
 
 
 def _make_neural(path: str, rules: Rules, spec: str) -> Agent:

@@ -151,3 +151,39 @@ def test_heuristic_strength_against_random():
     result = run_tournament(["random", "heuristic"], "academie", groups=150, seed=3, single_deal=True)
     pair = result.pairs[0]
     assert pair.margin_ci[1] < 0  # random's margin per deal is negative with confidence
+
+
+def test_human_agent_takes_typed_moves_and_refuses_bad_ones():
+    from agents.human import HumanAgent
+
+    batch = BatchGame("academie", 3)
+    batch.reset(5)
+    rng = np.random.default_rng(5)
+    typed = iter(["", "zz", "99", "1"] * 3 + ["1"] * 600)
+    said: list[str] = []
+    human = HumanAgent(input_fn=lambda prompt: next(typed), print_fn=said.append)
+    assert isinstance(make_agent("human"), HumanAgent)
+    for _ in range(150):  # questions, points and cards, through the whole first deal
+        mask = batch.legal_action_mask()
+        live = np.flatnonzero(~batch.done)
+        if not len(live):
+            break
+        actions = np.zeros(3, dtype=np.int64)
+        actions[live] = human.act(batch.observe()[live], mask[live], rng)
+        # "1" chooses the first legal move
+        assert np.array_equal(actions[live], np.argmax(mask[live], axis=1))
+        batch.step(actions)
+    assert sum("Not a legal move" in line for line in said) == 9
+    assert any("\nHand " in line for line in said)
+    with pytest.raises(ValueError, match="no legal action"):
+        human.act(batch.observe()[:1], np.zeros((1, 43), dtype=bool), rng)
+
+
+def test_human_agent_reads_codes_and_answers():
+    from agents.human import parse
+
+    legal = [parse_card("KH"), parse_card("10S"), act.SHOW, act.HIDE, act.point_action(1), act.SINK]
+    assert parse("kh", legal) == parse_card("KH") and parse("10s", legal) == parse_card("10S")
+    assert parse("y", legal) == act.SHOW and parse("hide", legal) == act.HIDE
+    assert parse("point h", legal) == act.point_action(1) and parse("sink", legal) == act.SINK
+    assert parse("QS", legal) is None and parse("point s", legal) is None and parse("7", legal) is None

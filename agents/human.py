@@ -1,0 +1,89 @@
+"""A person at the terminal, as an agent: the same interface as the bots.
+
+It sees exactly what a bot sees (the observation and the mask, decoded by :mod:`agents.view`)
+and asks for each decision of the batch in turn.  ``imperiale play`` has a richer table built
+on the reference engine; this agent lets a person sit in any place an agent fits (a
+tournament, a Gymnasium opponent, a notebook).
+
+Input: a move number, a card code (any case: ``kh``, ``10s``), ``show``/``hide`` (or ``y``/``n``),
+``point h`` or ``sink``.  Anything else is refused with the list of legal moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from imperiale_env import actions as act
+from imperiale_env.cards import SUITS, card_code, parse_card
+from imperiale_env.observation import QUESTION_KINDS
+
+from .view import View, decode
+
+_ANSWERS = {"show": act.SHOW, "y": act.SHOW, "yes": act.SHOW, "hide": act.HIDE, "n": act.HIDE, "no": act.HIDE,
+            "sink": act.SINK}
+
+
+def _cards(flags: np.ndarray) -> str:
+    return " ".join(card_code(int(c)) for c in np.flatnonzero(flags)) or "-"
+
+
+def describe(view: View, i: int) -> str:
+    """The table as the observation shows it to the player of row ``i``."""
+    trick = "  ".join(f"seat+{k}: {_cards(view.trick[i, k])}" for k in range(3) if view.trick[i, k].any())
+    lines = [
+        f"Trump {SUITS[view.trump[i]]}, turned {_cards(view.turned[i])}; tricks won {view.tricks[i].tolist()}",
+        f"Hand  {_cards(view.hand[i])}",
+        f"Trick {trick or '(none yet)'}",
+    ]
+    if view.phase[i] == 0:
+        lines.append(f"Question: show your {QUESTION_KINDS[view.question_kind[i]].replace('_', ' ')}?")
+    return "\n".join(lines)
+
+
+def parse(text: str, legal: list[int]) -> int | None:
+    """The action a person typed, if it is one of ``legal``."""
+    words = text.strip().lower().split()
+    if not words:
+        return None
+    if words[0].isdigit():
+        k = int(words[0]) - 1
+        return legal[k] if 0 <= k < len(legal) else None
+    if words[0] in _ANSWERS:
+        choice = _ANSWERS[words[0]]
+    elif words[0] == "point" and len(words) == 2 and words[1].upper() in SUITS:
+        choice = act.point_action(SUITS.index(words[1].upper()))
+    else:
+        try:
+            choice = parse_card(words[0])
+        except ValueError:
+            return None
+    return choice if choice in legal else None
+
+
+class HumanAgent:
+    """Asks at the terminal; ``input_fn`` / ``print_fn`` make it scriptable."""
+
+    name = "human"
+
+    def __init__(self, input_fn: Callable[[str], str] = input, print_fn: Callable[[str], None] = print):
+        self.input_fn = input_fn
+        self.print_fn = print_fn
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        view = decode(obs)
+        return np.array([self._ask(view, i, np.flatnonzero(mask[i]).tolist()) for i in range(view.n)], dtype=np.int64)
+
+    def _ask(self, view: View, i: int, legal: list[int]) -> int:
+        if not legal:
+            raise ValueError(f"row {i} of the batch has no legal action: ask only about games with a decision")
+        self.print_fn(describe(view, i))
+        moves = "  ".join(f"{k + 1}) {act.describe(a)}" for k, a in enumerate(legal))
+        self.print_fn(f"Moves {moves}")
+        while True:
+            choice = parse(self.input_fn("> "), legal)
+            if choice is not None:
+                return choice
+            self.print_fn(f"Not a legal move: type a number 1..{len(legal)} or one of: "
+                          + ", ".join(act.describe(a) for a in legal))
