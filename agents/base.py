@@ -106,11 +106,6 @@ def _make_neural(path: str, rules: Rules, spec: str) -> Agent:
         import torch  # noqa: F401
     except ModuleNotFoundError:
         raise AgentError(f"{spec}: the neural agent needs torch (pip install -e '.[train]')") from None
-    try:
-        from train import policy as train_policy  # type: ignore[attr-defined]
-    except ImportError:
-        raise AgentError(f"{spec}: the neural agent needs train.policy.load_agent, which is not built yet") from None
-    loader = getattr(train_policy, "load_agent", None)
-    if loader is None:
-        raise AgentError(f"{spec}: train.policy has no load_agent(path, rules) to load a checkpoint")
-    return loader(path, rules)
+    from train.policy import load_agent
+
+    return load_agent(path, rules)

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from imperiale_env.batch import EVENT_KINDS, POINTS_PER_IMPERIALE, BatchGame
 from imperiale_env.rules import Rules, resolve_rules
@@ -473,12 +474,7 @@ def run_tournament(
     ups = lineups(len(built), rules.players)
     bar = None
     if progress:
-        try:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(ups) * groups * rules.players, unit="game", desc="tournament")
-        except ImportError:  # pragma: no cover - tqdm is a dependency
-            bar = None
+        bar = tqdm(total=len(ups) * groups * rules.players, unit="game", desc="tournament")
     t0 = time.perf_counter()
     timings: dict[int, AgentTiming] = {}
     logs, pairs = [], []

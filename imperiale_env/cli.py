@@ -160,11 +160,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return 130 if result.status == "interrupted" else 0
 
 
-def _cmd_not_built(args: argparse.Namespace) -> int:
-    print(f"{PROG} {args.command}: {args.feature} is not built yet; nothing was run.", file=sys.stderr)
-    return 1
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``imperiale`` command."""
     parser = argparse.ArgumentParser(prog=PROG, description="L'Impériale: engine, agents and training.")
