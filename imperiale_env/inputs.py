@@ -1,0 +1,106 @@
+"""Checks of what a user hands the suite: files to read, files to write, seeds.
+
+Every command checks its inputs and outputs with these before any long work starts, so that
+a typo costs a second, not an overnight run, and so that every such fault reads the same way:
+what was given, what is wrong with it, what is allowed. Each check raises ``InputError`` (a
+``ValueError``) with that message; the command line turns it into ``imperiale CMD: error: ...``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from pathlib import Path
+
+SEED_LIMIT = 2**63
+"""Seeds a user gives lie in ``[0, 2**63)``: they fit a signed 64-bit integer, which is how
+numpy, torch, Gymnasium's info dicts and JSON readers in other languages store them."""
+
+
+class InputError(ValueError):
+    """A user-supplied path or value that cannot be used, with the reason and what is allowed."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def input_file(path: str | os.PathLike[str], what: str = "file") -> Path:
+    """``path`` as a readable regular file, or ``InputError`` saying what it is instead."""
+    if not os.fspath(path).strip():
+        raise InputError(f"the {what} path is empty: give the path of a {what}")
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise InputError(f"no such {what}: {str(path)!r}") from None
+    except OSError as exc:
+        raise InputError(f"cannot read the {what} {str(path)!r}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(f"the {what} {str(path)!r} is {_kind(mode)}; a regular file is expected")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"the {what} {str(path)!r} is not readable (permission denied)")
+    return path
+
+
+def output_file(path: str | os.PathLike[str], what: str = "output file", *, may_exist: bool) -> Path:
+    """``path`` as a file that can be written: its folder exists and is writable, and it is not a
+    directory or special file. With ``may_exist=False`` an existing file is refused, so that
+    nothing a user wrote is overwritten."""
+    if not os.fspath(path).strip():
+        raise InputError(f"the {what} path is empty: give a file path")
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError(f"cannot write the {what} {str(path)!r}: no such folder {str(parent)!r}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write the {what} {str(path)!r}: the folder {str(parent)!r} is not writable")
+    if path.exists() or path.is_symlink():
+        mode = path.stat().st_mode if path.exists() else 0
+        if not stat.S_ISREG(mode):
+            raise InputError(f"the {what} {str(path)!r} is {_kind(mode)}; a regular file is expected")
+        if not may_exist:
+            raise InputError(f"the {what} {str(path)!r} exists already; it is not overwritten: "
+                             "choose another name or move the file away")
+        if not os.access(path, os.W_OK):
+            raise InputError(f"the {what} {str(path)!r} is not writable (permission denied)")
+    return path
+
+
+def output_dir(path: str | os.PathLike[str], what: str = "output folder") -> Path:
+    """``path`` as a folder to write into: an existing writable folder, or one that can be made
+    (its nearest existing ancestor is a writable folder). An empty path is refused rather than
+    taken as the current directory."""
+    if not os.fspath(path).strip():
+        raise InputError(f"the {what} is empty: give a folder path")
+    path = Path(path)
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise InputError(f"the {what} {str(path)!r} cannot be made: {str(probe)!r} is a file, not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(f"the {what} {str(path)!r} cannot be written: {str(probe)!r} is not writable")
+    return path
+
+
+def seed(value: object, what: str = "seed") -> int:
+    """``value`` as a seed: an integer in ``[0, 2**63)`` (bools and floats are refused)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            raise InputError(f"the {what} must be an integer in [0, 2**63), got the float {value!r}")
+        raise InputError(f"the {what} must be an integer in [0, 2**63), got {value!r}")
+    if not 0 <= value < SEED_LIMIT:
+        raise InputError(f"the {what} must be in [0, 2**63) (0 .. {SEED_LIMIT - 1}), got {value}")
+    return value
