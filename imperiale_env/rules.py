@@ -20,8 +20,11 @@ Choices where RULES.md is silent (each also noted where it is used):
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+import reprlib
+from dataclasses import dataclass, fields
 from typing import Any
+
+import numpy as np
 
 from .cards import RANKS
 
@@ -45,6 +48,39 @@ class Rules:
     """Every rule field of L'Impériale.  Build it with :func:`make_rules`, not by hand.
 
     The defaults are the ``academie`` preset (RULES.md section 4).
+
+    Allowed values (:func:`make_rules` and :meth:`from_dict` refuse anything else with a
+    :class:`RulesError` naming the field and this range).  Integer fields take Python ints
+    only (``True`` and ``5.0`` are refused; numpy integers are taken at their value), flags
+    take ``True`` / ``False`` only.  The sources use the small values of the presets; the
+    ranges leave generous room for variants while keeping every game short enough to play
+    and to train on (a game to 100 impériales lasts about 200 deals)::
+
+        preset                    academie, academie3, foster, imperijal
+        players                   2..3
+        target_imperiales         1..100   (the sources play to 5)
+        chronology                academie, foster, imperijal
+        declaration_timing        before_play, dealer_after_first_lead
+        turned_honour_points      0..24    (points; 24 make an impériale)
+        honours_in_hand_points    0..24    (points per honour held)
+        carte_blanche_imperiales  0..10
+        carte_blanche_points      0..24
+        trump_quart_imperiales    0..10
+        comparison                each, category, number
+        fallen_imperiale          off, tricks, tombee, capture
+        point_points              0..24
+        point_tie                 priority, split
+        trick_scoring             excess, difference, bonus
+        trick_quota               0..12    (a deal has 12 tricks)
+        capot_imperiales          0..10
+        capot_points              0..24
+        honour_ranks, four_ranks  distinct rank names among K Q J A 10 9 8 7 6 low
+                                  (the 6 with three players only; ``low`` is the 7 or the 6)
+        every other field         a flag: True or False
+
+    A point value above 24 would be an impériale and more in one award, and an impériale
+    count above 10 is more than any deal of the sources gives in all; neither is needed to
+    express a variant, and unbounded values make games that never end.
     """
 
     preset: str = "academie"
@@ -122,6 +158,9 @@ class Rules:
         data = dict(data)
         if "preset" not in data:
             raise RulesError(f"rules need a 'preset' name (allowed: {', '.join(PRESET_NAMES)}), got {data!r}")
+        keys = [k for k in data if not isinstance(k, str)]
+        if keys:
+            raise RulesError(f"rules field names must be strings, got {keys!r}")
         preset = data.pop("preset")
         return make_rules(preset, **data)
 
@@ -175,7 +214,7 @@ def make_rules(preset: str = "academie", **overrides: Any) -> Rules:
     3
     """
     if not isinstance(preset, str) or preset not in _PRESETS:
-        raise RulesError(f"unknown rules preset {preset!r} (allowed: {', '.join(PRESET_NAMES)})")
+        raise RulesError(f"unknown rules preset {reprlib.repr(preset)} (allowed: {', '.join(PRESET_NAMES)})")
     known = {f.name for f in fields(Rules)} - {"preset"}
     unknown = sorted(set(overrides) - known)
     if unknown:
@@ -186,11 +225,21 @@ def make_rules(preset: str = "academie", **overrides: Any) -> Rules:
     values: dict[str, Any] = dict(_PRESETS[preset])
     if overrides.get("players", values.get("players", 2)) == 3 and "turned_imperiale" not in overrides:
         values["turned_imperiale"] = False
-    values.update(overrides)
-    for name in ("honour_ranks", "four_ranks"):
+    values.update({name: _plain(value) for name, value in overrides.items()})
+    for name in RANK_FIELDS:
         if isinstance(values.get(name), list):
             values[name] = tuple(values[name])
     return Rules(preset=preset, **values)
+
+
+def _plain(value: Any) -> Any:
+    """A numpy integer or bool as the Python value it holds (lossless), anything else as given,
+    so that a value from a numpy sweep is checked like the same value typed by hand."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
 
 
 def resolve_rules(rules: Rules | str | dict[str, Any] | None) -> Rules:
@@ -213,51 +262,80 @@ def rank_index(name: str, players: int) -> int:
     return RANKS.index(name)
 
 
-def _choice(rules: Rules, name: str, allowed: tuple[Any, ...]) -> None:
-    value = getattr(rules, name)
-    if value not in allowed:
-        raise RulesError(f"rules field {name}={value!r} is not allowed (allowed: {allowed})")
+#: The inclusive range of every integer field (the table in :class:`Rules`' docstring).
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "players": (2, 3),
+    "target_imperiales": (1, 100),
+    "turned_honour_points": (0, 24),
+    "honours_in_hand_points": (0, 24),
+    "carte_blanche_imperiales": (0, 10),
+    "carte_blanche_points": (0, 24),
+    "trump_quart_imperiales": (0, 10),
+    "point_points": (0, 24),
+    "trick_quota": (0, 12),
+    "capot_imperiales": (0, 10),
+    "capot_points": (0, 24),
+}
+
+#: The allowed values of every enumeration field.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "preset": PRESET_NAMES,
+    "chronology": CHRONOLOGIES,
+    "declaration_timing": DECLARATION_TIMINGS,
+    "comparison": COMPARISONS,
+    "fallen_imperiale": FALLEN_IMPERIALES,
+    "point_tie": POINT_TIES,
+    "trick_scoring": TRICK_SCORINGS,
+}
+
+RANK_FIELDS = ("honour_ranks", "four_ranks")
+
+#: The flags: every field that is none of the above.
+FLAGS: tuple[str, ...] = tuple(
+    f.name for f in fields(Rules) if f.name not in INT_RANGES and f.name not in CHOICES and f.name not in RANK_FIELDS
+)
+
+
+def _got(value: Any) -> str:
+    """``value`` for an error message, kept short (a huge integer by its size, not its digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    text = reprlib.repr(value)
+    return f"{text} ({type(value).__name__})"
+
+
+def _check_field(name: str, value: Any) -> None:
+    """One field against its type and range: the message names the field and what is allowed."""
+    if name in INT_RANGES:
+        low, high = INT_RANGES[name]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise RulesError(f"rules field {name} must be an integer in {low}..{high}, got {_got(value)}")
+    elif name in CHOICES:
+        if not isinstance(value, str) or value not in CHOICES[name]:
+            allowed = ", ".join(CHOICES[name])
+            raise RulesError(f"rules field {name}={reprlib.repr(value)} is not allowed (allowed: {allowed})")
+    elif name in RANK_FIELDS:
+        if not isinstance(value, tuple) or not all(isinstance(r, str) for r in value):
+            raise RulesError(f"rules field {name} must be a list of rank names ({', '.join(RANK_NAMES)}), "
+                             f"got {_got(value)}")
+        bad = [r for r in value if r not in RANK_NAMES]
+        if bad:
+            raise RulesError(f"rules field {name} has unknown rank(s) {reprlib.repr(bad)} "
+                             f"(allowed: {', '.join(RANK_NAMES)})")
+    elif not isinstance(value, bool):
+        raise RulesError(f"rules field {name} must be true or false, got {_got(value)}")
 
 
 def _validate(rules: Rules) -> None:
-    if rules.preset not in _PRESETS:
-        raise RulesError(f"unknown rules preset {rules.preset!r} (allowed: {', '.join(PRESET_NAMES)})")
-    expected = {f.name: f.type for f in fields(rules)}
-    for name, value in asdict(rules).items():
-        kind = expected[name]
-        ok = {
-            "int": isinstance(value, int) and not isinstance(value, bool),
-            "bool": isinstance(value, bool),
-            "str": isinstance(value, str),
-        }.get(kind, isinstance(value, tuple))
-        if not ok:
-            raise RulesError(f"rules field {name}={value!r} must be of type {kind}")
-    _choice(rules, "players", (2, 3))
-    _choice(rules, "chronology", CHRONOLOGIES)
-    _choice(rules, "declaration_timing", DECLARATION_TIMINGS)
-    _choice(rules, "comparison", COMPARISONS)
-    _choice(rules, "fallen_imperiale", FALLEN_IMPERIALES)
-    _choice(rules, "point_tie", POINT_TIES)
-    _choice(rules, "trick_scoring", TRICK_SCORINGS)
-    if rules.target_imperiales < 1:
-        raise RulesError(f"target_imperiales must be at least 1, got {rules.target_imperiales}")
-    if not 0 <= rules.trick_quota <= 12:
-        raise RulesError(f"trick_quota must be between 0 and 12, got {rules.trick_quota}")
-    for name in (
-        "turned_honour_points", "honours_in_hand_points", "carte_blanche_imperiales",
-        "carte_blanche_points", "trump_quart_imperiales", "point_points", "capot_imperiales",
-        "capot_points",
-    ):
-        if getattr(rules, name) < 0:
-            raise RulesError(f"rules field {name} must not be negative, got {getattr(rules, name)}")
-    for name in ("honour_ranks", "four_ranks"):
+    if not isinstance(rules.preset, str) or rules.preset not in _PRESETS:
+        raise RulesError(f"unknown rules preset {reprlib.repr(rules.preset)} (allowed: {', '.join(PRESET_NAMES)})")
+    for f in fields(rules):
+        _check_field(f.name, getattr(rules, f.name))
+    for name in RANK_FIELDS:
         ranks = getattr(rules, name)
-        bad = [r for r in ranks if r not in RANK_NAMES]
-        if bad:
-            raise RulesError(f"rules field {name} has unknown rank(s) {bad} (allowed: {RANK_NAMES})")
         resolved = [rank_index(r, rules.players) for r in ranks]
         if len(set(resolved)) != len(resolved):
-            raise RulesError(f"rules field {name} names a rank twice: {ranks}")
+            raise RulesError(f"rules field {name} names a rank twice: {reprlib.repr(ranks)}")
         if rules.players == 2 and RANKS.index("6") in resolved:
             raise RulesError(f"rules field {name} names the 6, which two players do not use")
     if rules.carte_blanche_imperiales and rules.carte_blanche_points:
