@@ -31,12 +31,15 @@ Arguments of `env(...)` / `raw_env(...)`:
   or `"deal"`, one deal.
 * `start`: for `episode="deal"` only, the score the deal starts from:
   `dict(imperiales=[..], points=[..], dealer=k)` (each key optional: 0, 0, the seeded dealer).
-  `reset(options={"start": {...}})` overrides it for one episode; other option keys are ignored.
+  `reset(options={"start": {...}})` overrides it for one episode; any other option key is
+  refused (`ValueError`).  `reset(seed=...)` takes an integer in `[0, 2**63)`.
 * `render_mode`: `None`, `"ansi"` (`render()` returns the table as a string) or `"human"`
   (prints it after every step and on `render()`).
 
 `env()` wraps `raw_env` in `TerminateIllegalWrapper(illegal_reward=-1)`,
 `AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`, as the PettingZoo classic games do.
+Any option outside these values raises a `ValueError` (a bad `rules` a `RulesError`) naming it
+and what is allowed.
 
 ### Observation Space
 
@@ -64,6 +67,13 @@ never use the sixes), 36 `show` and 37 `hide` answer the pending declaration que
 blanche, an impériale in hand, the turned-card impériale), 38..41 declare the point in S H D
 C, 42 sinks the point.
 
+An action is a Python `int` or a numpy integer in 0..42; the agent whose game has ended steps
+with `None`.  Anything else is refused before the wrappers' checks, with an error naming the
+action, the allowed ids and the legal actions now: `TypeError` for a bool, a float (even
+`38.0`), a string or `None` from an agent still playing; `ValueError` for an integer outside
+0..42 or an action from an agent whose game has ended.  An id in 0..42 that is illegal now ends
+the game with -1 under `env()` (`TerminateIllegalWrapper`); `raw_env` raises `ValueError`.
+
 ### Rewards
 
 Rewards are given when the game ends, zero-sum:
@@ -85,6 +95,7 @@ actions in :class:`imperiale_env.game.Game` with that seed gives the same game.
 
 from __future__ import annotations
 
+import reprlib
 import time
 from typing import Any
 
@@ -96,7 +107,17 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
 from .batch import BatchGame
-from .envutil import check_episode, check_start, draw_game_seed, reset_one, terminal_rewards
+from .envutil import (
+    check_action,
+    check_episode,
+    check_render_mode,
+    check_start,
+    draw_game_seeds,
+    reset_one,
+    reset_start,
+    terminal_rewards,
+)
+from .inputs import seed as check_seed
 from .observation import OBS_SIZE
 from .render import describe_events, present, render_table
 from .rules import Rules, resolve_rules
@@ -108,9 +129,18 @@ def env(**kwargs: Any) -> AECEnv:
     """:class:`raw_env` with the wrappers of the PettingZoo classic games."""
     e: AECEnv = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = _CheckedAction(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+class _CheckedAction(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's bounds check, preceded by :meth:`raw_env.checked_action`, so that a bad
+    action gets an error naming it, the allowed ids and the legal actions rather than a bare
+    ``AssertionError``; a numpy integer passes on as the Python int it holds."""
+
+    def step(self, action: Any) -> None:
+        super().step(self.unwrapped.checked_action(action))
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
@@ -131,9 +161,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.rules = resolve_rules(rules)
         self.episode = check_episode(episode)
         self.start = check_start(self.rules, start, self.episode)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         P = self.rules.players
         self._game = BatchGame(self.rules, 1, single_deal=self.episode == "deal", record_events=True)
         self.possible_agents = [f"player_{p}" for p in range(P)]
@@ -186,12 +214,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         return [int(x) for x in self._game.points[0]]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            check_seed(seed, "reset seed")
+        start = reset_start(self.rules, self.start, self.episode, options)
         if seed is not None or self._np_random is None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
-        start = self.start
-        if options and "start" in options:
-            start = check_start(self.rules, options["start"], self.episode)
-        self.game_seed = draw_game_seed(self._np_random)
+        self.game_seed = draw_game_seeds(self._np_random)
         reset_one(self._game, self.game_seed, start)
         self._events = self._game.pop_events()
         self.agents = self.possible_agents[:]
@@ -212,15 +240,30 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.terminations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
 
-    def step(self, action: Any) -> None:
+    def checked_action(self, action: Any) -> int | None:
+        """``action`` of the agent to act as an int (``None`` for an agent whose game has ended),
+        or an error naming it, what is allowed and the legal actions (see the module docstring)."""
         agent = self.agent_selection
+        if agent not in self.terminations:
+            raise RuntimeError("no agent is to act: call reset() (before the first game, and once every agent "
+                               "has stepped out of a finished one)")
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(f"{agent}: the game is over for this agent: step(None), not "
+                                 f"step({reprlib.repr(action)})")
+            return None
+        return check_action(action, self._game.legal_action_mask()[0], agent)
+
+    def step(self, action: Any) -> None:
+        action = self.checked_action(action)
+        agent = self.agent_selection
+        if action is None:
             self._was_dead_step(action)
             return
         seat = self._seat[agent]
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        rewards, terminated = self._game.step(np.array([int(action)], dtype=np.int64))
+        rewards, terminated = self._game.step(np.array([action], dtype=np.int64))
         self._keep_events(self._game.pop_events())
         if terminated[0]:
             self._end(rewards[0])

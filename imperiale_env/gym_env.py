@@ -15,9 +15,15 @@ Action mask        ``info["action_mask"]`` (43,) int8 and :meth:`ImperialeEnv.ac
 Reward             at the end only: the engine's zero-sum reward of the agent's seat, +1 for
                    a win and -1/(players-1) for a loss (``episode="deal"``: the change of the
                    score over the deal, see :class:`~imperiale_env.batch.BatchGame`)
-Illegal action     ends the episode at once with reward -1 (``info["illegal_action"]``);
-                   :meth:`step` never raises on an action, legal or not, in range or not
+Illegal action     an id in 0..42 that is illegal now ends the episode at once with
+                   reward -1 (``info["illegal_action"]``); what is not an action id
+                   raises, naming it, the allowed ids and the legal actions, and
+                   changes nothing: ``TypeError`` for a bool, a float (even ``38.0``),
+                   a string or ``None``, ``ValueError`` for an integer outside 0..42
+                   (no policy sampling the action space produces either)
 =================  ==================================================================
+
+An action is a Python ``int`` or a numpy integer.
 
 Arguments:
 
@@ -37,8 +43,13 @@ Arguments:
   ...})`` overrides it for one episode.
 * ``render_mode``: ``None``, ``"ansi"`` (a string) or ``"human"`` (printed).
 
+A bad argument raises ``ValueError`` (``TypeError`` for the opponent, ``RulesError`` for the
+rules) naming it and what is allowed.  ``reset(seed=...)`` takes an integer in ``[0, 2**63)``;
+``reset(options=...)`` knows ``start`` only and ignores any other key with a warning.
+
 ``reset`` calls ``super().reset(seed=seed)`` and deals from :attr:`np_random`; the engine
-game seed is :attr:`ImperialeEnv.game_seed` (and ``info["game_seed"]``): the reference
+game seed is :attr:`ImperialeEnv.game_seed` (and ``info["game_seed"]``, in ``[0, 2**63)`` so
+that Gymnasium's vector envs can gather it as an int64): the reference
 :class:`~imperiale_env.game.Game` with that seed, given the same actions of every seat,
 plays the same game.  The opponent moves inside ``reset`` and ``step`` until the agent must
 decide.  A game that ends before the agent's first decision (practically never: only a start
@@ -49,6 +60,7 @@ dropped and a new one dealt.  Observations and infos are fresh arrays on every c
 from __future__ import annotations
 
 import inspect
+import reprlib
 from collections.abc import Callable
 from typing import Any
 
@@ -58,7 +70,17 @@ from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
 from .batch import BatchGame
-from .envutil import check_episode, check_start, draw_game_seed, reset_one
+from .envutil import (
+    check_action,
+    check_episode,
+    check_render_mode,
+    check_start,
+    draw_game_seeds,
+    is_integer,
+    reset_one,
+    reset_start,
+)
+from .inputs import seed as check_seed
 from .observation import OBS_SIZE
 from .render import present, render_table
 from .rules import Rules, resolve_rules
@@ -84,15 +106,13 @@ class ImperialeEnv(gymnasium.Env):
     ):
         self.rules = resolve_rules(rules)
         self.players = P = self.rules.players
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
-                                 or not 0 <= int(seat) < P):
-            raise ValueError(f"seat must be 0..{P - 1} or 'random', got {seat!r}")
-        self._seat_choice = seat if seat == "random" else int(seat)
+        is_random = isinstance(seat, str) and seat == "random"
+        if not is_random and (not is_integer(seat) or not 0 <= int(seat) < P):
+            raise ValueError(f"seat must be 0..{P - 1} or 'random', got {reprlib.repr(seat)}")
+        self._seat_choice = "random" if is_random else int(seat)
         self.episode = check_episode(episode)
         self.start = check_start(self.rules, start, self.episode)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._opponent = self._adapt_opponent(opponent)
@@ -121,13 +141,17 @@ class ImperialeEnv(gymnasium.Env):
             except (TypeError, ValueError):
                 wants_rng = False
 
-            def batched(obs: np.ndarray, mask: np.ndarray) -> int:
+            def batched(obs: np.ndarray, mask: np.ndarray) -> Any:
                 args = (obs[None], mask[None]) + ((self.np_random,) if wants_rng else ())
-                return int(np.asarray(act(*args)).reshape(-1)[0])
+                actions = np.asarray(act(*args))
+                if actions.shape != (1,):
+                    raise ValueError(f"the opponent's act() must return one action per row, shape (1,), "
+                                     f"got shape {actions.shape}")
+                return actions[0]
 
             return batched
         if callable(opponent):
-            return lambda obs, mask: int(opponent(obs, mask))
+            return opponent
         raise TypeError("opponent must be None, a callable (obs, mask) -> action, or an object with a batched "
                         f".act(obs, mask[, rng]); got {opponent!r}")
 
@@ -138,8 +162,9 @@ class ImperialeEnv(gymnasium.Env):
         while not game.done[0] and int(game.current_player[0]) != self.agent_seat:
             obs = game.observe()[0]
             mask = game.legal_action_mask()[0]
-            action = self._opponent(obs, mask.copy())
-            if not 0 <= action < NUM_ACTIONS or not mask[action]:
+            who = f"the opponent (seat {int(game.current_player[0])})"
+            action = check_action(self._opponent(obs, mask.copy()), mask, who)
+            if not mask[action]:
                 legal = np.flatnonzero(mask).tolist()
                 raise ValueError(f"the opponent (seat {int(game.current_player[0])}) chose the illegal action "
                                  f"{action}; legal: {legal}")
@@ -153,14 +178,14 @@ class ImperialeEnv(gymnasium.Env):
     # ------------------------------------------------------------------ the Gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is not None:
+            check_seed(seed, "reset seed")
+        start = reset_start(self.rules, self.start, self.episode, options)
         super().reset(seed=seed)
-        start = self.start
-        if options and "start" in options:
-            start = check_start(self.rules, options["start"], self.episode)
         for _ in range(1000):
             self.agent_seat = (int(self.np_random.integers(self.players)) if self._seat_choice == "random"
                                else self._seat_choice)
-            self.game_seed = draw_game_seed(self.np_random)
+            self.game_seed = draw_game_seeds(self.np_random)
             reset_one(self._game, self.game_seed, start)
             self._events = self._game.pop_events()
             _, ended = self._play_opponents()
@@ -178,11 +203,8 @@ class ImperialeEnv(gymnasium.Env):
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
         mask = self._game.legal_action_mask()[0]
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            a = -1
-        if not 0 <= a < NUM_ACTIONS or not mask[a]:
+        a = check_action(action, mask, f"the agent (seat {self.agent_seat})")
+        if not mask[a]:
             self._over = True
             self._illegal = True
             return self._observation(), -1.0, True, False, self._info()

@@ -16,6 +16,7 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _DEALER_SALT = np.uint64(0xD1B54A32D192ED03)
 _NEXT_GAME_SALT = np.uint64(0xA0761D6478BD642F)
+_SEED_MASK = np.uint64(2**63 - 1)
 
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
@@ -43,8 +44,9 @@ def batch_seeds(seed: int, n: int) -> np.ndarray:
 
 
 def next_game_seed(seeds: np.ndarray) -> np.ndarray:
-    """The seed of the game that follows (automatic restart in the batched engine)."""
-    return splitmix64(np.asarray(seeds, dtype=np.uint64) ^ _NEXT_GAME_SALT)
+    """The seed of the game that follows (automatic restart in the batched engine), in
+    ``[0, 2**63)`` like every seed a user sees (it fits a signed 64-bit integer)."""
+    return splitmix64(np.asarray(seeds, dtype=np.uint64) ^ _NEXT_GAME_SALT) & _SEED_MASK
 
 
 def first_dealer(seeds: np.ndarray, players: int) -> np.ndarray:

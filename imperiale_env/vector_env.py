@@ -38,9 +38,18 @@ observation of ``last_seat`` for each ended game, ``None`` elsewhere; mask
 those of the games in play, so the reference :class:`~imperiale_env.game.Game` with such a
 seed and the same actions plays the same game.
 
-An illegal action raises ``ValueError`` naming the game, the action and the legal ones, and
-changes nothing (a trainer must sample from the mask; the single-agent ``Imperiale-v0``
-penalises illegal actions instead).
+Actions are an integer array (numpy integers or Python ints); a float, bool or string array is
+refused with ``TypeError``.  An illegal action, or an id outside 0..42, raises ``ValueError``
+naming the game, the action and the legal ones, and changes nothing (a trainer must sample from
+the mask; the single-agent ``Imperiale-v0`` penalises illegal actions instead).
+
+Every game seed is in ``[0, 2**63)`` (drawn from :attr:`np_random` with the top bit cleared,
+and :func:`~imperiale_env.shuffle.next_game_seed` keeps it so), so it fits an int64 and is a
+valid ``--seed`` of the command line.  ``reset(seed=...)`` takes an integer in ``[0, 2**63)``;
+the start score is given to the constructor (``start=``), not to ``reset``: ``options`` with
+``start`` is refused, other keys are ignored with a warning.  Bad arguments (``num_envs`` not
+a positive integer, ``copy`` / ``final_obs`` not bools, a bad ``episode`` or ``start``) raise
+``ValueError`` naming what is allowed.
 
 The observation buffer is preallocated; with ``copy=True`` (default) each call returns a
 fresh copy, as Gymnasium's checkers require; ``copy=False`` returns the buffer itself,
@@ -50,6 +59,7 @@ overwritten by the next step (faster for a trainer that consumes it at once).
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 import numpy as np
@@ -59,7 +69,8 @@ from gymnasium.vector.utils import batch_space
 
 from .actions import NUM_ACTIONS
 from .batch import BatchGame
-from .envutil import check_episode, check_start
+from .envutil import check_episode, check_start, draw_game_seeds, is_integer, reset_start
+from .inputs import seed as check_seed
 from .observation import OBS_SIZE
 from .rules import Rules, resolve_rules
 
@@ -80,6 +91,11 @@ class ImperialeVectorEnv(VectorEnv):
         final_obs: bool = True,
         start: dict[str, Any] | None = None,
     ):
+        if not is_integer(num_envs) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {reprlib.repr(num_envs)}")
+        for name, flag in (("copy", copy), ("final_obs", final_obs)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {reprlib.repr(flag)}")
         self.rules = resolve_rules(rules)
         self.players = self.rules.players
         self.episode = check_episode(episode)
@@ -110,8 +126,14 @@ class ImperialeVectorEnv(VectorEnv):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Deal a new game in every slot, the game seeds drawn from :attr:`np_random`."""
+        if seed is not None:
+            check_seed(seed, "reset seed")
+        if isinstance(options, dict) and "start" in options:
+            raise ValueError("the start score of ImperialeSelfPlay-v0 is given to the constructor (start=...), "
+                             "since every restarted game begins from it; it is not a reset option")
+        reset_start(self.rules, self.start, self.episode, options)
         super().reset(seed=seed)
-        seeds = self.np_random.integers(0, 2**64, size=self.num_envs, dtype=np.uint64)
+        seeds = draw_game_seeds(self.np_random, self.num_envs)
         if self.start is None:
             self._game.reset(seeds)
         else:  # every deal, restarted ones too, starts from this score
@@ -124,6 +146,9 @@ class ImperialeVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("call reset() before step()")
         a = np.asarray(actions)
+        if a.dtype.kind not in "iu":
+            raise TypeError(f"actions must be integers (action ids 0..42), got an array of {a.dtype} "
+                            f"{reprlib.repr(a.tolist() if a.dtype != object else actions)}")
         if a.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions, got shape {a.shape}")
         last_seat = self._game.current_player.copy()

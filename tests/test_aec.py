@@ -19,10 +19,12 @@ from imperiale_env.observation import OBS_SIZE, OFFSETS
 from imperiale_env.rules import PRESET_NAMES, make_rules
 
 # api_test warns about dict observations and Dict spaces for every env whose name is not on its
-# hard-coded list of PettingZoo's own classic games; these two warnings are expected.
+# hard-coded list of PettingZoo's own classic games; these two warnings are expected.  It also
+# resets with options={"options": 1}, which the env ignores with a warning naming the option.
 EXPECTED_WARNINGS = (
     "Observation is not a NumPy array",
     "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
+    "reset option(s) ['options'] ignored: the only option of this environment is 'start'",
 )
 
 
@@ -137,7 +139,8 @@ def test_seeding_is_reproducible_and_only_touches_the_generator():
     assert a.game_seed == b.game_seed != first
     a.reset(seed=4)
     assert a.game_seed != first
-    a.reset(seed=3, options={"options": 1})
+    with pytest.warns(UserWarning, match=r"reset option\(s\) \['options'\] ignored"):
+        a.reset(seed=3, options={"options": 1})
     assert a.game_seed == first and a.rules.preset == "academie"
 
 
@@ -188,7 +191,7 @@ def test_raw_env_refuses_illegal_and_wrapped_env_out_of_range_actions():
         e.step(int(np.flatnonzero(mask == 0)[0]))
     w = env()
     w.reset(seed=0)
-    with pytest.raises(AssertionError):
+    with pytest.raises(ValueError, match=r"the action 43 is out of range: give an action id, an integer 0\.\.42"):
         w.step(43)
     with pytest.raises(AssertionError, match="reset"):
         env().step(0)  # before reset: OrderEnforcingWrapper
