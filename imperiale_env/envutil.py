@@ -68,10 +68,14 @@ def check_action(action: Any, mask: np.ndarray, who: str) -> int:
     checked here (each environment has its own answer to an illegal action)."""
     legal = ", ".join(f"{a} {act.describe(a)}" for a in np.flatnonzero(mask))
     allowed = f"an action id, an integer 0..{act.NUM_ACTIONS - 1} (legal now: {legal})"
+    if action is None:
+        raise TypeError(f"{who}: the action None is not {allowed}; None is only for an agent whose game has ended")
     if not is_integer(action):
         raise TypeError(f"{who}: the action {reprlib.repr(action)} ({type(action).__name__}) is not {allowed}")
     if not 0 <= int(action) < act.NUM_ACTIONS:
-        raise ValueError(f"{who}: the action {int(action)} is out of range: give {allowed}")
+        value = int(action)
+        shown = str(value) if value.bit_length() <= 64 else f"of {value.bit_length()} bits"
+        raise ValueError(f"{who}: the action {shown} is out of range: give {allowed}")
     return int(action)
 
 

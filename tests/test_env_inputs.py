@@ -19,7 +19,7 @@ from imperiale_env.vector_env import ImperialeVectorEnv
 
 # (action, error type, words of the message)
 NOT_INTEGERS = [
-    (None, TypeError, "None"),
+    (None, TypeError, "the action None is not an action id.*; None is only for an agent whose game has ended"),
     (float("nan"), TypeError, "nan"),
     ("38", TypeError, "'38' \\(str\\)"),
     (True, TypeError, "True \\(bool\\)"),
@@ -30,7 +30,8 @@ NOT_INTEGERS = [
     ([38], TypeError, "list"),
 ]
 OUT_OF_RANGE = [(43, ValueError, "the action 43 is out of range"), (-1, ValueError, "the action -1 is out of range"),
-                (np.int64(1000), ValueError, "the action 1000 is out of range"), (2**70, ValueError, "out of range")]
+                (np.int64(1000), ValueError, "the action 1000 is out of range"), (2**70, ValueError, "out of range"),
+                pytest.param(10**5000, ValueError, "the action of 16610 bits is out of range", id="10**5000")]
 BAD_ACTIONS = NOT_INTEGERS + OUT_OF_RANGE
 ALLOWED = r"an action id, an integer 0\.\.42 \(legal now: "
 
