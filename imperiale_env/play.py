@@ -571,14 +571,26 @@ def check_save_path(path: str | Path) -> Path:
 
 
 def save_game(game: Game, path: str | Path) -> Path:
-    """Save the record of ``game`` to ``path``: a new ``.json`` file (an existing one is never
-    replaced), or appended to a ``.jsonl`` file (the records already there are not rewritten)."""
+    """Save the record of ``game``: appended to a ``.jsonl`` file (the records already there are
+    not rewritten), or written to a new ``.json`` file; the path written is returned.
+
+    A ``.json`` file is never replaced: if ``path`` has appeared since :func:`check_save_path`
+    accepted it, the record goes to the first free name ``stem-2.json``, ``stem-3.json``, ...
+    rather than being lost at the end of a game.
+    """
     path = Path(path)
+    record = record_from_game(game)
     if path.suffix == ".jsonl":
-        append_records(path, [record_from_game(game)])
-    else:
-        save_records(path, [record_from_game(game)], overwrite=False)
-    return path
+        append_records(path, [record])
+        return path
+    target, n = path, 1
+    while True:
+        try:
+            save_records(target, [record], overwrite=False)
+            return target
+        except FileExistsError:
+            n += 1
+            target = path.with_name(f"{path.stem}-{n}{path.suffix}")
 
 
 class _Lockstep:
@@ -755,7 +767,7 @@ def play_game(
     print_fn("Final score: " + score_line(game, names))
     result = PlayResult(game, status)
     if save_path is not None:
-        _save(result, save_path, print_fn)
+        _save(result, save_path, print_fn, input_fn)
     elif offer_save and status in ("finished", "quit"):
         _offer_save(result, input_fn, print_fn)
     return result
@@ -765,13 +777,19 @@ class _Quit(Exception):
     pass
 
 
-def _save(result: PlayResult, path: Path, print_fn: PrintFn) -> None:
+def _save(result: PlayResult, path: Path, print_fn: PrintFn, input_fn: InputFn | None = None) -> None:
+    """Save the record to ``path``; if that fails (the folder went away meanwhile), ask for
+    another name through ``input_fn`` rather than lose the game."""
     try:
         saved = save_game(result.game, path)
-    except (OSError, RecordError, PlayError) as exc:
-        print_fn(f"Could not save the record to {path}: {exc}")
+    except (OSError, RecordError) as exc:
+        print_fn(f"Could not save the record to {path}: {(exc.strerror or exc) if isinstance(exc, OSError) else exc}")
+        if input_fn is not None:
+            _offer_save(result, input_fn, print_fn)
         return
     result.saved.append(saved)
+    if saved != path:
+        print_fn(f"{path} appeared during the game and is left as it was.")
     print_fn(f"Record saved to {saved}; replay it with: imperiale replay {saved}")
 
 

@@ -378,11 +378,11 @@ def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """
     from .inputs import InputError, input_file
 
-    kind = _kind(Path(path))
     try:
         path = input_file(path, "record file")
     except InputError as exc:
         raise RecordError(str(exc)) from None
+    kind = _kind(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -399,7 +399,7 @@ def save_records(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
     A ``.json`` file holds exactly one record, a ``.jsonl`` file one record a line.  With
     ``overwrite=False`` an existing file is never replaced, even one that appears while the
     records are written (the temporary file is linked to ``path``, which fails if it exists):
-    a :class:`RecordError` says so instead.
+    ``FileExistsError`` is raised instead.
     """
     path = Path(path)
     if _kind(path) == ".json":
@@ -419,10 +419,7 @@ def save_records(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
         if overwrite:
             os.replace(tmp, path)
         else:
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                raise RecordError(f"{path} exists already; it is not overwritten") from None
+            os.link(tmp, path)
     finally:
         if os.path.lexists(tmp):
             os.unlink(tmp)
