@@ -4,9 +4,12 @@ Subcommands:
 
 - ``replay FILE``: replay a game record (``.json`` or ``.jsonl``, see RECORDS.md) and print
   its score events as JSON;
-- ``bench``: throughput of the batched engine;
+- ``bench``: throughput of every engine;
 - ``train``, ``eval``, ``play``: self-play training, agent tournaments and interactive play.
-  Their options are parsed already; the commands themselves arrive with that work.
+
+Every option is checked before any work starts (a range is named in the error), and every
+command ends in its result or in one line on stderr: exit status 2 for an input that cannot be
+used, 130 for Ctrl-C, 141 when the reader of the output goes away (``| head``).
 
 Each subcommand's implementation is imported only when it runs, so that ``imperiale --version``
 and ``--help`` never depend on the engine, the training code or torch.
@@ -272,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", metavar="DIR",
                           help="write results.json, results.md and matrix.png to DIR (files there are never replaced)")
     evaluate.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset")
-    evaluate.add_argument("--workers", type=int, default=1, metavar="W", help="processes for pimc (default 1)")
+    evaluate.add_argument("--workers", type=int, default=1, metavar="W",
+                          help="processes for pimc, 1 to 256 (default 1)")
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     play = add("play", "play a whole game against a bot in the terminal", _cmd_play)
