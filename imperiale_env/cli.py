@@ -137,6 +137,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from .records import RecordError, load_records, replay_record
 
     records = load_records(args.file)
+    if not records:
+        raise RecordError(f"{args.file} holds no record (a .jsonl file holds one record a line)")
     summaries = []
     for n, record in enumerate(records):
         try:

@@ -350,7 +350,7 @@ def _parse_actions(entry: dict[str, Any], d: int, players: int) -> list[int]:
     out: list[int] = []
     for i, action in enumerate(entry["actions"]):
         where = f"deal {d}, action {i} ({_written(action)})"
-        if not isinstance(action, dict) or action.get("act") not in _ACT_FIELDS:
+        if not isinstance(action, dict) or not isinstance(action.get("act"), str) or action["act"] not in _ACT_FIELDS:
             raise RecordError(
                 f"{where}: an action is an object with 'player' and 'act' (one of {', '.join(_ACT_FIELDS)})"
             )

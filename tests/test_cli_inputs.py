@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from imperiale_env import cli
 from imperiale_env.bench import run_bench
@@ -56,6 +58,42 @@ def argparse_refused(argv: list[str], capsys) -> str:
 # ---------------------------------------------------------------------- replay: files that are not records
 
 
+def _mangled_record_text(data) -> bytes:
+    """A valid record's text with a few bytes replaced, cut or doubled (hypothesis draws the edits)."""
+    text = bytearray(json.dumps(_RECORD).encode())
+    for position, byte, how in data:
+        i = position % (len(text) + 1)
+        if how == 0:
+            text[i:i + 1] = bytes([byte])
+        elif how == 1:
+            del text[i:]
+        else:
+            text[i:i] = text[i:i + 8]
+    return bytes(text)
+
+
+_RECORD = None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255), st.integers(0, 2)), max_size=4),
+       suffix=st.sampled_from([".json", ".jsonl"]))
+def test_any_mangled_record_ends_in_records_or_a_record_error(edits, suffix, tmp_path):
+    """Whatever the bytes, reading and replaying ends in the replay or a RecordError, never another exception."""
+    global _RECORD
+    if _RECORD is None:
+        _RECORD = finished_record(seed=8)
+    path = tmp_path / f"fuzz{suffix}"
+    path.write_bytes(_mangled_record_text(edits))
+    try:
+        from imperiale_env.records import replay_record
+
+        for record in load_records(path):
+            replay_record(record)
+    except RecordError as exc:
+        assert str(exc)
+
+
 def _deep(path: Path) -> None:
     path.write_text("[" * 100_000 + "]" * 100_000)
 
@@ -74,6 +112,7 @@ BAD_FILES = {
     "list.json": (lambda p: p.write_text("[]"), "a record is a JSON object"),
     "dup.json": (lambda p: p.write_text('{"format": 1, "format": 2}'), "'format' is written twice"),
     "game.txt": (lambda p: p.write_text("{}"), ".json or .jsonl"),
+    "blank.jsonl": (lambda p: p.write_text("\n  \n"), "holds no record"),
 }
 
 
@@ -237,3 +276,54 @@ def test_cli_limits_match_the_library():
     assert cli.MAX_BATCH_SIZE == bench.MAX_BATCH_SIZE
     assert cli.MAX_BENCH_SECONDS == bench.MAX_SECONDS
     assert cli.MIN_GROUPS == tournament.MIN_GROUPS
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=8,
+)
+
+
+def _paths(value, prefix=()):
+    """Every place in a JSON value: a tuple of keys and indices."""
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, (*prefix, i))
+
+
+@settings(max_examples=200, deadline=None)
+@given(pick=st.integers(0, 10**6), value=_JSON)
+def test_any_value_anywhere_in_a_record_ends_in_a_replay_or_a_record_error(pick, value):
+    """One field of a valid record replaced by any JSON value: replayed, or refused with a RecordError."""
+    from imperiale_env.records import replay_record
+
+    global _RECORD
+    if _RECORD is None:
+        _RECORD = finished_record(seed=8)
+    record = json.loads(json.dumps(_RECORD))
+    paths = list(_paths(record))[1:]
+    *parents, last = paths[pick % len(paths)]
+    holder = record
+    for key in parents:
+        holder = holder[key]
+    holder[last] = value
+    try:
+        replay_record(record)
+    except RecordError as exc:
+        assert str(exc)
+
+
+@pytest.mark.parametrize("act", [[], {}, 1, None])
+def test_an_action_whose_act_is_not_a_string(act):
+    """Found by the fuzz test above: an unhashable ``act`` raised TypeError."""
+    from imperiale_env.records import replay_record
+
+    record = finished_record(seed=8)
+    record["deals"][0]["actions"][0]["act"] = act
+    with pytest.raises(RecordError, match="deal 0, action 0 .*one of play, show, hide, point, sink"):
+        replay_record(record)
