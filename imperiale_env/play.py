@@ -545,6 +545,8 @@ def check_save_path(path: str | Path) -> Path:
     that a damaged file is found now, not after the game), and its folder is writable."""
     from .inputs import InputError, output_file
 
+    if not str(path).strip():
+        raise PlayError("the record file path is empty: give a .json or .jsonl file name")
     path = Path(path)
     if path.suffix not in (".json", ".jsonl"):
         raise PlayError(f"a record file ends in .json or .jsonl, got {str(path)!r}")

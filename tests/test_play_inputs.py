@@ -94,7 +94,7 @@ def test_jsonl_record_that_does_not_replay_is_named(tmp_path, monkeypatch, capsy
     ("directory", "is a directory"),
     ("under_a_file", "no such folder"),
     ("suffix", "ends in .json or .jsonl"),
-    ("empty", "ends in .json or .jsonl"),
+    ("empty", "the record file path is empty"),
 ])
 def test_bad_save_paths(case, message, tmp_path, monkeypatch, capsys):
     path = {"no_folder": tmp_path / "nowhere" / "g.json", "directory": tmp_path / "d.json",
