@@ -47,6 +47,12 @@ class AgentError(ValueError):
 
 
 AGENT_KINDS = ("random", "heuristic", "pimc", "neural", "human")
+AGENT_FORMS = "random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH, human"
+"""Every spec :func:`make_agent` builds, as the error messages list them."""
+MAX_SAMPLES = 10_000
+"""Most ``pimc:N`` samples: each is a double-dummy search of every card, so more would make a
+single decision last minutes."""
+MAX_WORKERS = 256
 
 
 def reset_agent(agent: Agent) -> None:
@@ -56,13 +62,31 @@ def reset_agent(agent: Agent) -> None:
         reset()
 
 
+def check_workers(workers: object) -> int:
+    """``workers`` as a process count from 1 to :data:`MAX_WORKERS`, or :class:`AgentError`."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise AgentError(f"workers must be an integer from 1 to {MAX_WORKERS}, got {workers!r}")
+    return workers
+
+
 def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: int = 1) -> Agent:
     """Build the agent named by ``spec`` (see the module docstring) for ``rules``; ``workers``
-    processes for the agents that can spread a batch (pimc)."""
+    processes for the agents that can spread a batch (pimc).
+
+    The spec is read exactly: a suffix a kind does not take (``random:3``), a number that is
+    not a plain whole number in range (``pimc:abc``, ``pimc:0``, ``pimc:3:99``) or a
+    checkpoint that is missing or not a file is an :class:`AgentError` listing the allowed
+    forms, never ignored, so that what runs is what was asked for.
+    """
     rules = resolve_rules(rules)
+    workers = check_workers(workers)
     if not isinstance(spec, str) or not spec.strip():
-        raise AgentError(f"an agent spec must be a non-empty string (allowed: {', '.join(AGENT_KINDS)})")
-    kind, _, arg = spec.strip().partition(":")
+        raise AgentError(f"an agent spec must be a non-empty string (allowed: {AGENT_FORMS}), got {spec!r}")
+    kind, colon, arg = spec.strip().partition(":")
+    if kind not in AGENT_KINDS:
+        raise AgentError(f"unknown agent {spec!r} (allowed: {AGENT_FORMS})")
+    if colon and kind in ("random", "heuristic", "human"):
+        raise AgentError(f"the {kind} agent takes no ':' suffix, got {spec!r} (allowed: {AGENT_FORMS})")
     if kind == "random":
         from .random_agent import RandomAgent
 
@@ -71,41 +95,53 @@ def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: i
         from .heuristic import HeuristicAgent
 
         return HeuristicAgent(rules)
-    if kind == "pimc":
-        from .pimc import DEFAULT_SAMPLES, PIMCAgent
-
-        samples, horizon = DEFAULT_SAMPLES, 12
-        if arg:
-            parts = arg.split(":")
-            try:
-                samples = int(parts[0])
-                horizon = int(parts[1]) if len(parts) > 1 else 12
-            except ValueError:
-                raise AgentError(f"pimc:N[:K] needs integers (samples, tricks searched), got {spec!r}") from None
-            if samples < 1 or not 1 <= horizon <= 12 or len(parts) > 2:
-                raise AgentError(f"pimc:N[:K] needs N >= 1 samples and 1 <= K <= 12 tricks, got {spec!r}")
-        return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon)
     if kind == "human":
         from .human import HumanAgent
 
         return HumanAgent()
-    if kind == "neural":
-        if not arg:
-            raise AgentError("neural:PATH needs the path of a checkpoint, e.g. neural:runs/latest.pt")
-        return _make_neural(arg, rules, spec)
-    raise AgentError(f"unknown agent {spec!r} (allowed: random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH, human)")
+    if kind == "pimc":
+        from .pimc import DEFAULT_SAMPLES, PIMCAgent
+
+        samples, horizon = (DEFAULT_SAMPLES, 12) if not colon else _pimc_numbers(arg, spec)
+        return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon)
+    if not arg.strip():
+        raise AgentError(f"neural:PATH needs the path of a checkpoint, e.g. neural:runs/latest/checkpoint.pt, "
+                         f"got {spec!r}")
+    return _make_neural(arg, rules, spec)
+
+
+def _pimc_numbers(arg: str, spec: str) -> tuple[int, int]:
+    """``N`` or ``N:K`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES samples, 1 <= K <= 12 tricks."""
+    parts = arg.split(":")
+    allowed = (f"pimc:N[:K] takes N samples from 1 to {MAX_SAMPLES} and optionally K tricks searched from 1 to 12, "
+               f"e.g. pimc:16 or pimc:16:9 (allowed agents: {AGENT_FORMS})")
+    if len(parts) > 2 or not all(part.isascii() and part.isdigit() for part in parts):
+        raise AgentError(f"bad agent {spec!r}: {allowed}")
+    samples = int(parts[0])
+    horizon = int(parts[1]) if len(parts) == 2 else 12
+    if not 1 <= samples <= MAX_SAMPLES or not 1 <= horizon <= 12:
+        raise AgentError(f"bad agent {spec!r}: {allowed}")
+    return samples, horizon
 
 
 def _make_neural(path: str, rules: Rules, spec: str) -> Agent:
-    """Lazy import of the training code: a clear error when the checkpoint, torch or the loader is missing."""
-    from pathlib import Path
+    """Load the policy of checkpoint ``path``: the file is checked first (a missing file, a folder
+    or a pipe is named as such), and any failure of the loader becomes an :class:`AgentError`."""
+    from imperiale_env.inputs import InputError, input_file
 
-    if not Path(path).exists():
-        raise AgentError(f"{spec}: no such checkpoint: {path}")
+    try:
+        input_file(path, "checkpoint")
+    except InputError as exc:
+        raise AgentError(f"{spec}: {exc}") from None
     try:
         import torch  # noqa: F401
     except ModuleNotFoundError:
         raise AgentError(f"{spec}: the neural agent needs torch (pip install -e '.[train]')") from None
     from train.policy import load_agent
 
-    return load_agent(path, rules)
+    try:
+        return load_agent(path, rules)
+    except AgentError:
+        raise
+    except (OSError, RuntimeError, ValueError, KeyError, TypeError, EOFError) as exc:
+        raise AgentError(f"{spec}: cannot load the checkpoint: {exc}") from None

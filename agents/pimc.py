@@ -28,6 +28,8 @@ forced (one legal card).
 
 from __future__ import annotations
 
+import signal
+
 import numpy as np
 
 from imperiale_env.cards import NUM_CARDS
@@ -205,6 +207,12 @@ def solve_row(args) -> int:
     return int(np.argmax(score))
 
 
+def _ignore_sigint() -> None:
+    """Worker processes leave Ctrl-C to the parent, which stops them: otherwise every worker
+    prints its own KeyboardInterrupt traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class PIMCAgent:
     """Perfect Information Monte Carlo with ``samples`` sampled deals per card to play.
 
@@ -230,8 +238,9 @@ class PIMCAgent:
         pass
 
     def close(self) -> None:
+        """Stop the worker processes (at once: work still queued after a Ctrl-C is dropped)."""
         if self._pool is not None:
-            self._pool.close()
+            self._pool.terminate()
             self._pool.join()
             self._pool = None
 
@@ -256,7 +265,7 @@ class PIMCAgent:
             if self._pool is None:
                 import multiprocessing as mp
 
-                self._pool = mp.get_context("fork").Pool(self.workers)
+                self._pool = mp.get_context("fork").Pool(self.workers, initializer=_ignore_sigint)
             chosen = self._pool.map(solve_row, jobs, chunksize=max(1, len(jobs) // (4 * self.workers)))
         else:
             chosen = [solve_row(j) for j in jobs]

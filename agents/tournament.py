@@ -32,9 +32,11 @@ agent and match) and the batch layout are all functions of the tournament seed.
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import math
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,12 +47,17 @@ import numpy as np
 from tqdm import tqdm
 
 from imperiale_env.batch import EVENT_KINDS, POINTS_PER_IMPERIALE, BatchGame
+from imperiale_env.inputs import InputError, output_dir
+from imperiale_env.inputs import seed as check_seed
 from imperiale_env.rules import Rules, resolve_rules
 from imperiale_env.shuffle import batch_seeds
 
-from .base import Agent, make_agent, reset_agent
+from .base import Agent, check_workers, make_agent, reset_agent
 
 Z95 = 1.959963984540054
+MIN_GROUPS = 2
+"""Fewest seed groups per lineup: the paired intervals are computed over groups, and one group
+gives no spread (the interval would be undefined)."""
 
 
 # ---------------------------------------------------------------------- deal accounting
@@ -357,6 +364,14 @@ class TournamentResult:
     elo: np.ndarray
     wins: np.ndarray  # wins[i, j]: games i won against j (draws half)
     seconds: float
+    matches_planned: int = 0  # lineups of the round robin; ``len(logs)`` of them were played
+    partial: bool = False  # stopped by Ctrl-C: the figures cover the finished matches only
+
+    def partial_note(self) -> str:
+        """What a partial result covers, and how to get the whole one."""
+        return (f"{len(self.logs)} of {self.matches_planned} matches finished before the interruption; the results "
+                "cover those matches only. The tournament is deterministic: run the same command (same --seed) "
+                "again to play it whole.")
 
     def to_dict(self) -> dict[str, Any]:
         def rnd(x):
@@ -371,6 +386,9 @@ class TournamentResult:
             "seed_groups_per_lineup": self.groups,
             "games_per_group": self.rules.players,
             "seconds": round(self.seconds, 3),
+            "partial": self.partial,
+            "matches_finished": len(self.logs),
+            "matches_planned": self.matches_planned,
             "pairings": [
                 {
                     "a": self.names[p.a], "b": self.names[p.b], "games": p.games, "seed_groups": p.groups,
@@ -408,8 +426,9 @@ class TournamentResult:
     def markdown(self) -> str:
         mode = "single deals" if self.single_deal else f"whole games to {self.rules.target_imperiales} impériales"
         lines = [
-            f"# Tournament: {', '.join(self.names)}",
+            f"# Tournament: {', '.join(self.names)}" + (" (PARTIAL: interrupted)" if self.partial else ""),
             "",
+            *([f"**Partial results.** {self.partial_note()}", ""] if self.partial else []),
             f"Rules `{self.rules.preset}` ({mode}), seed {self.seed}, {self.groups} duplicate seed groups per "
             f"lineup ({self.rules.players} games each, seats rotated), {self.seconds:.1f} s.",
             "",
@@ -463,15 +482,39 @@ def run_tournament(
     single_deal: bool = False,
     progress: bool = False,
     workers: int = 1,
+    stop_on_interrupt: bool = False,
 ) -> TournamentResult:
-    """Round robin of ``agents`` (specs or :class:`Agent` objects); ``groups`` seed groups per lineup;
-    ``workers`` processes for the agents built from specs that can use them (pimc)."""
+    """Round robin of ``agents`` (specs or :class:`Agent` objects); ``groups`` seed groups per lineup
+    (at least :data:`MIN_GROUPS`); ``workers`` processes for the agents built from specs that can
+    use them (pimc).
+
+    Every spec is built before the first game, so a bad one costs nothing.  With
+    ``stop_on_interrupt``, Ctrl-C ends the tournament after the finished matches: the result
+    covers them only and is marked ``partial`` (the match that was interrupted is dropped
+    whole, since a match cut short would favour whichever agent finishes games faster).
+    """
     rules = resolve_rules(rules)
-    built = [make_agent(a, rules, workers=workers) if isinstance(a, str) else a for a in agents]
+    check_workers(workers)
+    seed = check_seed(seed, "tournament seed")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < MIN_GROUPS:
+        raise ValueError(f"groups must be an integer of at least {MIN_GROUPS} (the paired intervals need two seed "
+                         f"groups), got {groups!r}")
     names = _unique_names([a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in agents])
-    if groups < 1:
-        raise ValueError(f"groups must be at least 1, got {groups}")
-    ups = lineups(len(built), rules.players)
+    ups = lineups(len(agents), rules.players)
+    built: list[Agent] = []
+    try:
+        for a in agents:
+            built.append(make_agent(a, rules, workers=workers) if isinstance(a, str) else a)
+        return _play_round_robin(built, names, ups, rules, groups=groups, seed=seed, single_deal=single_deal,
+                                 progress=progress, stop_on_interrupt=stop_on_interrupt)
+    finally:
+        for a, spec in zip(built, agents, strict=False):
+            if isinstance(spec, str) and callable(getattr(a, "close", None)):
+                a.close()
+
+
+def _play_round_robin(built: list[Agent], names: list[str], ups: list[tuple[int, ...]], rules: Rules, *, groups: int,
+                      seed: int, single_deal: bool, progress: bool, stop_on_interrupt: bool) -> TournamentResult:
     bar = None
     if progress:
         bar = tqdm(total=len(ups) * groups * rules.players, unit="game", desc="tournament")
@@ -480,28 +523,38 @@ def run_tournament(
     logs, pairs = [], []
     m = len(built)
     wins = np.zeros((m, m))
-    for k, lineup in enumerate(ups):
+    partial = False
+    try:
+        for k, lineup in enumerate(ups):
+            if bar is not None:
+                bar.set_postfix_str(" vs ".join(names[i] for i in lineup))
+            match_timings: dict[int, AgentTiming] = {}
+            log = play_match(rules, built, lineup, groups, seed, k, single_deal=single_deal, timings=match_timings,
+                             progress=bar)
+            logs.append(log)
+            for a, t in match_timings.items():
+                total = timings.setdefault(a, AgentTiming())
+                total.decisions += t.decisions
+                total.seconds += t.seconds
+                total.calls += t.calls
+            for a, b in itertools.combinations(sorted(set(lineup)), 2):
+                st = pair_stats(log, a, b, single_deal)
+                pairs.append(st)
+                wins[a, b] += st.game_score
+                wins[b, a] += st.games - st.game_score
+    except KeyboardInterrupt:
+        if not stop_on_interrupt:
+            raise
+        partial = True
+    finally:
         if bar is not None:
-            bar.set_postfix_str(" vs ".join(names[i] for i in lineup))
-        log = play_match(rules, built, lineup, groups, seed, k, single_deal=single_deal, timings=timings,
-                         progress=bar)
-        logs.append(log)
-        for a, b in itertools.combinations(sorted(set(lineup)), 2):
-            st = pair_stats(log, a, b, single_deal)
-            pairs.append(st)
-            wins[a, b] += st.game_score
-            wins[b, a] += st.games - st.game_score
-    if bar is not None:
-        bar.close()
-    for a, spec in zip(built, agents, strict=True):
-        if isinstance(spec, str) and callable(getattr(a, "close", None)):
-            a.close()
+            bar.close()
     strength = bradley_terry(wins)
     elo = 400 * np.log10(strength)
     elo -= elo[0]
     return TournamentResult(rules=rules, names=names, seed=seed, groups=groups, single_deal=single_deal,
                             logs=logs, pairs=pairs, timings=timings, elo=elo, wins=wins,
-                            seconds=time.perf_counter() - t0)
+                            seconds=time.perf_counter() - t0, matches_planned=len(ups), partial=partial)
 
 
 def _unique_names(names: list[str]) -> list[str]:
@@ -513,8 +566,9 @@ def _unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def plot_matrix(result: TournamentResult, path: Path) -> bool:
-    """The results matrix as a PNG (matplotlib, Agg); False when matplotlib is missing."""
+def plot_matrix(result: TournamentResult, path: Path | io.BytesIO) -> bool:
+    """The results matrix as a PNG (matplotlib, Agg) in ``path`` (a file name or a buffer);
+    False when matplotlib is missing."""
     try:
         import matplotlib
 
@@ -539,19 +593,54 @@ def plot_matrix(result: TournamentResult, path: Path) -> bool:
     ax.set_title(f"{result.rules.preset}, {mode}, {result.groups} duplicate groups", fontsize=10)
     fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format="png")
     plt.close(fig)
     return True
 
 
+OUTPUT_NAMES = {"json": "results.json", "markdown": "results.md", "png": "matrix.png"}
+
+
+def check_outputs(out: str | Path) -> Path:
+    """Check the ``--out`` folder before a tournament: a folder that can be written or made,
+    holding none of the result files (an earlier tournament's results are never overwritten).
+    Raises :class:`~imperiale_env.inputs.InputError`."""
+    out = output_dir(out, "--out folder")
+    found = [name for name in OUTPUT_NAMES.values() if os.path.lexists(out / name)]
+    if found:
+        raise InputError(f"the --out folder {str(out)!r} already holds {', '.join(found)} (an earlier tournament's "
+                         "results?); they are not overwritten: choose another --out folder, or move them away")
+    return out
+
+
 def write_outputs(result: TournamentResult, out: str | Path) -> dict[str, Path]:
-    """``results.json``, ``results.md`` and (with matplotlib) ``matrix.png`` in ``out``."""
+    """``results.json``, ``results.md`` and (with matplotlib) ``matrix.png`` in ``out``.
+
+    Nothing is overwritten: :func:`check_outputs` refuses a folder that holds them before the
+    tournament, and a file that appears meanwhile keeps its content while these results go
+    to a new name (``results-2.json``, ...), which the returned paths give.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out / "results.json", "markdown": out / "results.md"}
-    paths["json"].write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    paths["markdown"].write_text(result.markdown(), encoding="utf-8")
-    png = out / "matrix.png"
+    paths = {
+        "json": _write_new(out / OUTPUT_NAMES["json"],
+                           (json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n").encode("utf-8")),
+        "markdown": _write_new(out / OUTPUT_NAMES["markdown"], result.markdown().encode("utf-8")),
+    }
+    png = io.BytesIO()
     if plot_matrix(result, png):
-        paths["png"] = png
+        paths["png"] = _write_new(out / OUTPUT_NAMES["png"], png.getvalue())
     return paths
+
+
+def _write_new(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path``, or to ``stem-2.suffix``, ``stem-3.suffix``, ... if it exists."""
+    target, n = path, 1
+    while True:
+        try:
+            with open(target, "xb") as f:
+                f.write(data)
+            return target
+        except FileExistsError:
+            n += 1
+            target = path.with_name(f"{path.stem}-{n}{path.suffix}")

@@ -65,17 +65,31 @@ def _si(x: float) -> str:
     return f"{x:.0f}"
 
 
+MAX_SECONDS = 600.0
+MAX_BATCH_SIZE = 65536
+
+
 def run_bench(
     batch_sizes: tuple[int, ...] | list[int] = DEFAULT_BATCH_SIZES,
     seconds: float = 2.0,
     rules: Rules | str | None = None,
 ) -> Iterator[str]:
-    """Measure every engine for ``seconds`` each and yield one line per measurement."""
+    """Measure every engine for ``seconds`` each; an iterator of one line per measurement.
+
+    The settings are checked here, when it is called, not when the first line is asked for:
+    a bad rules preset, time or batch size fails at once (a ``RulesError`` or ``ValueError``
+    naming the allowed range), before any measurement and wherever the caller iterates.
+    """
     rules = resolve_rules(rules)
-    if seconds <= 0:
-        raise ValueError(f"seconds must be positive, got {seconds}")
-    if not batch_sizes or any(b < 1 for b in batch_sizes):
-        raise ValueError(f"batch sizes must be positive integers, got {list(batch_sizes)}")
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds <= MAX_SECONDS:
+        raise ValueError(f"seconds must be a number with 0 < seconds <= {MAX_SECONDS:g}, got {seconds!r}")
+    sizes = list(batch_sizes)
+    if not sizes or any(isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= MAX_BATCH_SIZE for b in sizes):
+        raise ValueError(f"batch sizes must be integers from 1 to {MAX_BATCH_SIZE}, got {sizes}")
+    return _measure(rules, sizes, float(seconds))
+
+
+def _measure(rules: Rules, batch_sizes: list[int], seconds: float) -> Iterator[str]:
     ref, ref_games = reference_rate(rules, seconds)
     yield f"rules {rules.preset}, {seconds:g} s a measurement, random legal play"
     yield f"reference engine: {_si(ref)} decisions/s, {_si(ref_games)} games/s"

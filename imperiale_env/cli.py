@@ -4,9 +4,12 @@ Subcommands:
 
 - ``replay FILE``: replay a game record (``.json`` or ``.jsonl``, see RECORDS.md) and print
   its score events as JSON;
-- ``bench``: throughput of the batched engine;
+- ``bench``: throughput of every engine;
 - ``train``, ``eval``, ``play``: self-play training, agent tournaments and interactive play.
-  Their options are parsed already; the commands themselves arrive with that work.
+
+Every option is checked before any work starts (a range is named in the error), and every
+command ends in its result or in one line on stderr: exit status 2 for an input that cannot be
+used, 130 for Ctrl-C, 141 when the reader of the output goes away (``| head``).
 
 Each subcommand's implementation is imported only when it runs, so that ``imperiale --version``
 and ``--help`` never depend on the engine, the training code or torch.
@@ -16,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -40,52 +45,117 @@ def _error(command: str, message: str) -> None:
     print(f"{PROG} {command}: error: {message}", file=sys.stderr)
 
 
+USER_ERRORS = (
+    ("imperiale_env.inputs", "InputError"),
+    ("imperiale_env.records", "RecordError"),
+    ("imperiale_env.rules", "RulesError"),
+    ("imperiale_env.play", "PlayError"),
+    ("agents.base", "AgentError"),
+    ("train.config", "ConfigError"),
+    ("train.checkpoint", "CheckpointError"),
+)
+"""The exceptions that mean "this input cannot be used" (each message says why and what is
+allowed): :func:`main` reports them as ``imperiale CMD: error: ...`` with exit status 2, so
+that no handler repeats the same ``try``.  Named rather than imported, so that ``--help``
+imports nothing: an exception of a class whose module was never imported cannot occur."""
+
+
+def _is_user_error(exc: BaseException) -> bool:
+    for module, name in USER_ERRORS:
+        cls = getattr(sys.modules.get(module), name, None)
+        if cls is not None and isinstance(exc, cls):
+            return True
+    return False
+
+
+MAX_BATCH_SIZE = 65536
+"""Largest ``bench --batch-sizes`` entry: about 5.5 KB of engine state a game, so 360 MB."""
+MAX_BENCH_SECONDS = 600.0
+MAX_GROUPS = 100_000
+"""Largest ``eval --games/--deals``: every game of a lineup is held in one batch (about 5.5 KB
+a game, so 1.6 GB for 100 000 groups of three games)."""
+MIN_GROUPS = 2
+"""Fewest duplicate seed groups: the paired intervals need at least two groups (one gives no
+spread, so the interval would be undefined)."""
+
+
 def _batch_sizes(text: str) -> tuple[int, ...]:
-    """Parse ``"1,64,1024"`` into positive batch sizes (an argparse ``type``)."""
-    try:
-        sizes = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-    if any(size < 1 for size in sizes):
-        raise argparse.ArgumentTypeError(f"batch sizes must be positive, got {text!r}")
+    """Parse ``"1,64,1024"`` into batch sizes from 1 to :data:`MAX_BATCH_SIZE` (an argparse ``type``)."""
+    parts = [part.strip() for part in text.split(",")]
+    if not all(part.isascii() and part.isdigit() for part in parts):
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated whole numbers from 1 to {MAX_BATCH_SIZE} (e.g. 1,64,1024), got {text!r}")
+    sizes = tuple(int(part) for part in parts)
+    if any(not 1 <= size <= MAX_BATCH_SIZE for size in sizes):
+        raise argparse.ArgumentTypeError(f"batch sizes must be from 1 to {MAX_BATCH_SIZE}, got {text!r}")
     return sizes
 
 
-def _cmd_replay(args: argparse.Namespace) -> int:
-    path = Path(args.file)
-    if not path.is_file():
-        _error("replay", f"no such file: {path}")
-        return 2
-    from .records import RecordError, load_records, replay_record
+def _seconds(text: str) -> float:
+    """A measurement time in seconds, ``0 < S <= 600`` (an argparse ``type``): NaN, infinity,
+    zero and negative times are refused (a NaN or infinite time would never end)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MAX_BENCH_SECONDS:  # false for NaN too
+        raise argparse.ArgumentTypeError(f"seconds must be a number with 0 < S <= {MAX_BENCH_SECONDS:g}, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """A seed, an integer in ``[0, 2**63)`` (an argparse ``type``)."""
+    from .inputs import InputError, seed
 
     try:
-        summaries = [replay_record(record) for record in load_records(path)]
-    except OSError as exc:
-        _error("replay", f"cannot read {path}: {exc.strerror or exc}")
-        return 2
-    except (RecordError, json.JSONDecodeError) as exc:
-        _error("replay", f"{path}: {exc}")
-        return 2
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the seed must be an integer in [0, 2**63), got {text!r}") from None
+    try:
+        return seed(value)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _count(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An argparse ``type``: an integer from ``low`` to ``high``, the error naming the range."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer from {low} to {high}, got {text!r}")
+        return value
+
+    parse.__name__ = what  # argparse names the type in some messages
+    return parse
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from .records import RecordError, load_records, replay_record
+
+    records = load_records(args.file)
+    if not records:
+        raise RecordError(f"{args.file} holds no record (a .jsonl file holds one record a line)")
+    summaries = []
+    for n, record in enumerate(records):
+        try:
+            summaries.append(replay_record(record))
+        except RecordError as exc:
+            where = f"{args.file}" + (f", record {n + 1} of {len(records)}" if len(records) > 1 else "")
+            raise RecordError(f"{where}: {exc}") from None
     result = summaries[0] if len(summaries) == 1 else summaries
     print(json.dumps(result, indent=args.indent))
     return 0
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    try:
-        from .bench import run_bench
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.bench":
-            raise
-        print(f"{PROG} bench: the batched engine benchmark is not available yet", file=sys.stderr)
-        return 1
-    try:
-        lines = run_bench(args.batch_sizes, args.seconds, args.rules)
-    except ValueError as exc:
-        _error("bench", str(exc))
-        return 2
-    for line in lines:
-        print(line)
+    from .bench import run_bench
+
+    for line in run_bench(args.batch_sizes, args.seconds, args.rules):
+        print(line, flush=True)
     return 0
 
 
@@ -94,30 +164,27 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         _error("eval", "give --games N (whole games) or --deals N (single deals), not both")
         return 2
     groups = args.games if args.games is not None else args.deals if args.deals is not None else 100
-    if groups < 1:
-        _error("eval", f"the number of duplicate groups must be at least 1, got {groups}")
+    specs = [a.strip() for a in (args.agents or "").split(",")]
+    if len(specs) < 2 or not all(specs):
+        _error("eval", f"--agents needs at least two comma-separated agents, none empty, got {args.agents!r}")
         return 2
-    specs = [a.strip() for a in (args.agents or "").split(",") if a.strip()]
-    if len(specs) < 2:
-        _error("eval", f"--agents needs at least two comma-separated agents, got {args.agents!r}")
-        return 2
-    from agents.base import AgentError
-    from agents.tournament import run_tournament, write_outputs
+    from agents.tournament import check_outputs, run_tournament, write_outputs
 
-    from .rules import RulesError, make_rules
+    from .rules import make_rules
 
-    try:
-        overrides = {} if args.target is None else {"target_imperiales": args.target}
-        rules = make_rules(args.rules, **overrides)
-        result = run_tournament(specs, rules, groups=groups, seed=args.seed, single_deal=args.deals is not None,
-                                progress=not args.no_progress, workers=args.workers)
-    except (AgentError, RulesError) as exc:
-        _error("eval", str(exc))
-        return 2
-    print(result.markdown())
-    if args.out:
+    if args.out is not None:
+        check_outputs(args.out)
+    overrides = {} if args.target is None else {"target_imperiales": args.target}
+    rules = make_rules(args.rules, **overrides)
+    result = run_tournament(specs, rules, groups=groups, seed=args.seed, single_deal=args.deals is not None,
+                            progress=not args.no_progress, workers=args.workers, stop_on_interrupt=True)
+    print(result.markdown(), flush=True)
+    if args.out is not None:
         for path in write_outputs(result, args.out).values():
             print(f"wrote {path}", file=sys.stderr)
+    if result.partial:
+        print(f"{PROG} eval: interrupted: {result.partial_note()}", file=sys.stderr)
+        return 130
     return 0
 
 
@@ -146,17 +213,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from agents.base import AgentError
+    from .play import play_game
+    from .rules import make_rules
 
-    from .play import PlayError, play_game
-    from .rules import RulesError, make_rules
-
-    try:
-        rules = make_rules(args.rules)
-        result = play_game(rules, args.opponent, seed=args.seed, seat=args.seat, save=args.save)
-    except (AgentError, PlayError, RulesError) as exc:
-        _error("play", str(exc))
-        return 2
+    rules = make_rules(args.rules)
+    result = play_game(rules, args.opponent, seed=args.seed, seat=args.seat, save=args.save)
     return 130 if result.status == "interrupted" else 0
 
 
@@ -173,17 +234,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = add("replay", "replay a game record and print its score events as JSON", _cmd_replay)
     replay.add_argument("file", metavar="FILE", help="a record file (.json or .jsonl)")
-    replay.add_argument("--indent", type=int, default=2, metavar="N", help="JSON indentation (default 2)")
+    replay.add_argument("--indent", type=_count(0, 16, "--indent"), default=2, metavar="N",
+                        help="JSON indentation, 0 to 16 (default 2)")
 
     bench = add("bench", "decisions per second of every engine, measured in one run", _cmd_bench)
-    bench.add_argument("--seconds", type=float, default=2.0, metavar="S",
-                       help="seconds per measurement (default 2: the whole run takes about 20 s)")
+    bench.add_argument("--seconds", type=_seconds, default=2.0, metavar="S",
+                       help=f"seconds per measurement, 0 < S <= {MAX_BENCH_SECONDS:g} "
+                       "(default 2: the whole run takes about 20 s)")
     bench.add_argument(
         "--batch-sizes",
         type=_batch_sizes,
         default=DEFAULT_BATCH_SIZES,
         metavar="N,N,...",
-        help="comma-separated batch sizes (default 1,64,1024,4096)",
+        help=f"comma-separated batch sizes, each 1 to {MAX_BATCH_SIZE} (default 1,64,1024,4096)",
     )
     bench.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset")
 
@@ -198,19 +261,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated agent specs: random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH "
         "(default random,heuristic)",
     )
+    groups = _count(MIN_GROUPS, MAX_GROUPS, "the number of duplicate seed groups")
     evaluate.add_argument(
-        "--games", type=int, metavar="N",
-        help="whole games: N duplicate seed groups per pairing (each seed played with the seats swapped/rotated)",
+        "--games", type=groups, metavar="N",
+        help="whole games: N duplicate seed groups per pairing (each seed played with the seats swapped/rotated), "
+        f"{MIN_GROUPS} to {MAX_GROUPS} (default 100)",
     )
     evaluate.add_argument(
-        "--deals", type=int, metavar="N",
-        help="single deals instead of whole games: N duplicate seed groups of one deal per pairing",
+        "--deals", type=groups, metavar="N",
+        help=f"single deals instead of whole games: N duplicate seed groups of one deal per pairing, "
+        f"{MIN_GROUPS} to {MAX_GROUPS}",
     )
     evaluate.add_argument("--target", type=int, metavar="K", help="impériales to win a game (default: the preset's)")
-    evaluate.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
-    evaluate.add_argument("--out", metavar="DIR", help="write results.json, results.md and matrix.png to DIR")
+    evaluate.add_argument("--seed", type=_seed, default=0, metavar="S", help="random seed, 0 <= S < 2**63 (default 0)")
+    evaluate.add_argument("--out", metavar="DIR",
+                          help="write results.json, results.md and matrix.png to DIR (files there are never replaced)")
     evaluate.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset")
-    evaluate.add_argument("--workers", type=int, default=1, metavar="W", help="processes for pimc (default 1)")
+    evaluate.add_argument("--workers", type=int, default=1, metavar="W",
+                          help="processes for pimc, 1 to 256 (default 1)")
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     play = add("play", "play a whole game against a bot in the terminal", _cmd_play)
@@ -219,15 +287,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="the bot, in every other seat: heuristic (default), random, pimc, pimc:N, neural:PATH",
     )
     play.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset (default academie)")
-    play.add_argument("--seed", type=int, metavar="S", help="game seed (default: drawn at random and printed)")
+    play.add_argument("--seed", type=_seed, metavar="S",
+                      help="game seed, 0 <= S < 2**63 (default: drawn at random and printed)")
     play.add_argument("--seat", type=int, default=0, metavar="N", help="your seat, 0 .. players-1 (default 0)")
-    play.add_argument("--save", metavar="FILE", help="write the game record to FILE (.json, or .jsonl to append)")
+    play.add_argument("--save", metavar="FILE",
+                      help="write the game record to FILE: a new .json file, or a .jsonl file to append to")
 
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``imperiale`` command with ``argv`` (default: ``sys.argv[1:]``); the exit status."""
+    """Run the ``imperiale`` command with ``argv`` (default: ``sys.argv[1:]``); the exit status.
+
+    Every command ends in its result or in one line on stderr: an unusable input (the
+    :data:`USER_ERRORS`) exits 2, Ctrl-C 130, and a reader that stops reading the output
+    (``imperiale replay FILE | head``) 141, the status of a process ended by SIGPIPE, quietly.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
@@ -236,7 +311,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except KeyboardInterrupt:
+        print(f"\n{PROG} {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if not _is_user_error(exc):
+            raise
+        _error(args.command, str(exc))
+        return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null after a broken pipe, so that the interpreter's final flush of
+    what is still buffered does not fail again with a second traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (tests capture it)
+        pass
 
 
 if __name__ == "__main__":

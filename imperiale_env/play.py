@@ -34,8 +34,19 @@ import numpy as np
 from . import actions as act
 from .cards import NUM_RANKS, POINT_VALUE, RANKS, SUITS, card_code, parse_card, rank_of, sort_for_display, suit_of
 from .declarations import honour_cards
-from .game import TRICKS_PER_DEAL, Decision, Game, Question, trick_winner_card
-from .records import RecordError, load_records, record_from_game, save_records
+from .game import TRICKS_PER_DEAL, Decision, Game, Question, deal_cards, trick_winner_card
+from .inputs import InputError
+from .inputs import seed as check_seed
+from .records import (
+    DealFeed,
+    RecordError,
+    Score,
+    append_records,
+    game_from_record,
+    load_records,
+    record_from_game,
+    save_records,
+)
 from .render import score_text
 from .rules import Rules
 
@@ -299,9 +310,10 @@ def _score(imperiales: int, points: int) -> str:
     return f"{text} ({points} points)" if points >= 4 and points % 4 == 0 else text
 
 
-def score_line(game: Game, names: Sequence[str]) -> str:
-    parts = [f"{names[p]}: {_score(game.imperiales[p], game.points[p])}" for p in range(game.players)]
-    return "; ".join(parts)
+def score_line(game: Game, names: Sequence[str], score: Score | None = None) -> str:
+    """``score`` (``{"imperiales", "points"}``, by default the game's score now) in words."""
+    imperiales, points = (game.imperiales, game.points) if score is None else (score["imperiales"], score["points"])
+    return "; ".join(f"{names[p]}: {_score(imperiales[p], points[p])}" for p in range(game.players))
 
 
 # ---------------------------------------------------------------------- the table
@@ -527,24 +539,60 @@ class PlayResult:
 
 
 def check_save_path(path: str | Path) -> Path:
-    """A record file name must end in .json or .jsonl and its folder must exist."""
+    """The record file ``path``, checked before a game starts so that no game is played for
+    nothing: it ends in ``.json`` (a new file: an existing one is refused, never overwritten)
+    or ``.jsonl`` (records are appended; the records already there must read and replay, so
+    that a damaged file is found now, not after the game), and its folder is writable."""
+    from .inputs import InputError, output_file
+
+    if not str(path).strip():
+        raise PlayError("the record file path is empty: give a .json or .jsonl file name")
     path = Path(path)
     if path.suffix not in (".json", ".jsonl"):
         raise PlayError(f"a record file ends in .json or .jsonl, got {str(path)!r}")
-    if not path.parent.is_dir():
-        raise PlayError(f"no such folder for the record: {str(path.parent)!r}")
+    append = path.suffix == ".jsonl"
+    try:
+        output_file(path, "record file", may_exist=append)
+    except InputError as exc:
+        if not append and path.is_file():
+            raise PlayError(f"the record file {str(path)!r} exists already and is not overwritten: choose another "
+                            "name, or use a .jsonl file, to which each game is appended") from None
+        raise PlayError(str(exc)) from None
+    if append and path.exists():
+        keep = "games are only appended to a .jsonl file whose records all replay: fix it, or choose another file"
+        try:
+            records = load_records(path)
+        except RecordError as exc:
+            raise PlayError(f"{exc}; {keep}") from None
+        for n, record in enumerate(records, start=1):
+            try:
+                game_from_record(record)
+            except RecordError as exc:
+                raise PlayError(f"{path}, record {n}: {exc}; {keep}") from None
     return path
 
 
 def save_game(game: Game, path: str | Path) -> Path:
-    """Save the record of ``game`` to ``path``: a ``.json`` file is overwritten, a ``.jsonl``
-    file gets the game appended to the records it already holds."""
-    path = check_save_path(path)
-    records = [record_from_game(game)]
-    if path.suffix == ".jsonl" and path.exists() and path.stat().st_size:
-        records = load_records(path) + records
-    save_records(path, records)
-    return path
+    """Save the record of ``game``: appended to a ``.jsonl`` file (the records already there are
+    not rewritten), or written to a new ``.json`` file; the path written is returned.
+
+    A ``.json`` file is never replaced: if ``path`` has appeared since :func:`check_save_path`
+    accepted it, the record goes to the first free name ``stem-2.json``, ``stem-3.json``, ...
+    rather than being lost at the end of a game.
+    """
+    path = Path(path)
+    record = record_from_game(game)
+    if path.suffix == ".jsonl":
+        append_records(path, [record])
+        return path
+    target, n = path, 1
+    while True:
+        try:
+            save_records(target, [record], overwrite=False)
+            return target
+        except FileExistsError:
+            n += 1
+            target = path.with_name(f"{path.stem}-{n}{path.suffix}")
 
 
 class _Lockstep:
@@ -553,7 +601,10 @@ class _Lockstep:
     def __init__(self, rules: Rules, seed: int):
         from .batch import BatchGame
 
-        self.game = Game(rules, seed=seed)
+        # The seeded deals, as Game(rules, seed) deals them, through a feed that notes the score
+        # at the end of every deal (the next deal's turned honour is scored as soon as it starts).
+        self.feed = DealFeed(lambda index, dealer: deal_cards(rules, seed, index, dealer))
+        self.game = self.feed.attach(Game(rules, seed=seed, deals=self.feed))
         self.batch = BatchGame(rules, 1)
         self.batch.reset(np.array([seed], dtype=np.uint64))
         self.check()
@@ -604,16 +655,16 @@ def play_game(
         raise PlayError(f"--seat must be a seat from 0 to {P - 1} with {P} players, got {seat}")
     save_path = check_save_path(save) if save is not None else None
     if agent is None:
-        from agents.base import AgentError, make_agent
+        from agents.base import make_agent
 
-        try:
-            agent = make_agent(opponent, rules)
-        except AgentError:
-            raise
-        except (RuntimeError, OSError, ValueError, KeyError) as exc:  # e.g. a damaged neural checkpoint
-            raise PlayError(f"cannot load the opponent {opponent!r}: {exc}") from None
+        agent = make_agent(opponent, rules)
     if seed is None:
         seed = secrets.randbits(32)
+    else:
+        try:
+            seed = check_seed(seed)
+        except InputError as exc:
+            raise PlayError(str(exc)) from None
     names = seat_names(P, seat)
     words = _Words(names, seat)
     rng = np.random.default_rng(seed)
@@ -637,7 +688,10 @@ def play_game(
             sentences = explain_events(st.events, rules, names, seat, st.deal.trump)
             for sentence in sentences or ["Nobody scored in this deal."]:
                 print_fn("  " + sentence)
-            print_fn("  Score: " + score_line(game, names))
+            # The score after this deal's last event: once the next deal has started, the game's
+            # score holds that deal's turned honour too, which is told with that deal.
+            scores = engines.feed.scores
+            print_fn("  Score: " + score_line(game, names, scores[told_deals] if told_deals < len(scores) else None))
             told_deals += 1
 
     def announce() -> None:
@@ -715,7 +769,7 @@ def play_game(
     print_fn("Final score: " + score_line(game, names))
     result = PlayResult(game, status)
     if save_path is not None:
-        _save(result, save_path, print_fn)
+        _save(result, save_path, print_fn, input_fn)
     elif offer_save and status in ("finished", "quit"):
         _offer_save(result, input_fn, print_fn)
     return result
@@ -725,13 +779,19 @@ class _Quit(Exception):
     pass
 
 
-def _save(result: PlayResult, path: Path, print_fn: PrintFn) -> None:
+def _save(result: PlayResult, path: Path, print_fn: PrintFn, input_fn: InputFn | None = None) -> None:
+    """Save the record to ``path``; if that fails (the folder went away meanwhile), ask for
+    another name through ``input_fn`` rather than lose the game."""
     try:
         saved = save_game(result.game, path)
-    except (OSError, RecordError, PlayError) as exc:
-        print_fn(f"Could not save the record to {path}: {exc}")
+    except (OSError, RecordError) as exc:
+        print_fn(f"Could not save the record to {path}: {(exc.strerror or exc) if isinstance(exc, OSError) else exc}")
+        if input_fn is not None:
+            _offer_save(result, input_fn, print_fn)
         return
     result.saved.append(saved)
+    if saved != path:
+        print_fn(f"{path} appeared during the game and is left as it was.")
     print_fn(f"Record saved to {saved}; replay it with: imperiale replay {saved}")
 
 

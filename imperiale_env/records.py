@@ -28,7 +28,7 @@ import copy
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -122,23 +122,31 @@ def _score(game: Game) -> Score:
     return {"imperiales": [int(x) for x in game.imperiales], "points": [int(x) for x in game.points]}
 
 
-class _Feed:
-    """The record's deals, for ``Game(deals=...)``.
+class DealFeed:
+    """The deals of a game, for ``Game(deals=...)``, noting the score at the end of every deal.
 
-    The engine asks for deal ``i`` when deal ``i - 1`` is over, before it scores anything of
-    deal ``i``: that is when the score after deal ``i - 1`` is noted (``scores[i - 1]``).
+    The engine asks for deal ``i`` when deal ``i - 1`` is over and scores the start of deal
+    ``i`` (its turned honour) at once, before any decision: the request is the only moment at
+    which the score after deal ``i - 1``'s last event can be read, so it is noted then
+    (``scores[i - 1]``).  ``source(index, dealer)`` gives the deal, or ``None`` when no more
+    deals are known.  :meth:`attach` the game once it is built (deal 0 is asked for first,
+    when there is no score to note yet).
     """
 
-    def __init__(self, deals: list[Deal]):
-        self.deals = deals
+    def __init__(self, source: Callable[[int, int], Deal | None]):
+        self.source = source
         self.game: Game | None = None
         self.scores: list[Score] = []
 
+    def attach(self, game: Game) -> Game:
+        self.game = game
+        return game
+
     def __call__(self, index: int, dealer: int) -> Deal | None:
         if index > 0:
-            assert self.game is not None, "the engine asked for a second deal before any action"
+            assert self.game is not None, "the engine asked for a second deal before the feed was attached"
             self.scores.append(_score(self.game))
-        return self.deals[index] if index < len(self.deals) else None
+        return self.source(index, dealer)
 
 
 def _replay(record: dict[str, Any]) -> tuple[Game, list[Score]]:
@@ -149,9 +157,8 @@ def _replay(record: dict[str, Any]) -> tuple[Game, list[Score]]:
     for d, entry in enumerate(record["deals"]):
         deals.append(_parse_deal(entry, d, rules, (dealer + d) % rules.players))
         actions.append(_parse_actions(entry, d, rules.players))
-    feed = _Feed(deals)
-    game = Game(rules, dealer=dealer, imperiales=imperiales, points=points, deals=feed)
-    feed.game = game
+    feed = DealFeed(lambda index, _dealer: deals[index] if index < len(deals) else None)
+    game = feed.attach(Game(rules, dealer=dealer, imperiales=imperiales, points=points, deals=feed))
     ended: tuple[int, str] | None = None  # the deal in which the game ended, and how
     if game.is_over:
         ended = (0, "the game ended at the start of deal 0, before its first action")
@@ -187,9 +194,16 @@ def _replay(record: dict[str, Any]) -> tuple[Game, list[Score]]:
     return game, feed.scores
 
 
+_WRITTEN_LIMIT = 200
+
+
 def _written(entry: Any) -> str:
-    """An action as written in the record."""
-    return json.dumps(entry, default=repr)
+    """A value as written in the record, cut to a readable length for a message."""
+    try:
+        text = json.dumps(entry, default=repr, ensure_ascii=False)
+    except (RecursionError, ValueError):
+        text = f"a {type(entry).__name__} nested too deeply to print"
+    return text if len(text) <= _WRITTEN_LIMIT else text[: _WRITTEN_LIMIT - 3] + "..."
 
 
 def _record_form(action: int) -> str:
@@ -336,7 +350,7 @@ def _parse_actions(entry: dict[str, Any], d: int, players: int) -> list[int]:
     out: list[int] = []
     for i, action in enumerate(entry["actions"]):
         where = f"deal {d}, action {i} ({_written(action)})"
-        if not isinstance(action, dict) or action.get("act") not in _ACT_FIELDS:
+        if not isinstance(action, dict) or not isinstance(action.get("act"), str) or action["act"] not in _ACT_FIELDS:
             raise RecordError(
                 f"{where}: an action is an object with 'player' and 'act' (one of {', '.join(_ACT_FIELDS)})"
             )
@@ -356,19 +370,36 @@ def _parse_actions(entry: dict[str, Any], d: int, players: int) -> list[int]:
 
 
 def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The records of a ``.json`` file (one object) or a ``.jsonl`` file (one object a non-empty line)."""
-    path = Path(path)
+    """The records of a ``.json`` file (one object) or a ``.jsonl`` file (one object a non-empty line).
+
+    The file must be a regular, readable file of UTF-8 text (RECORDS.md); anything else (a
+    folder, a pipe, UTF-16, binary data, a byte-order mark) is a :class:`RecordError` saying
+    what the file is, rather than a decoding traceback or a parse of garbage.
+    """
+    from .inputs import InputError, input_file
+
+    try:
+        path = input_file(path, "record file")
+    except InputError as exc:
+        raise RecordError(str(exc)) from None
     kind = _kind(path)
-    text = path.read_text(encoding="utf-8")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RecordError(f"cannot read the record file {str(path)!r}: {exc.strerror or exc}") from None
+    text = _text(data, path)
     if kind == ".json":
-        return [_decode(text, path, 0)]
-    return [_decode(line, path, n - 1) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+        return [_decode(text, path)]
+    return [_decode(line, path, n) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
 
 
-def save_records(path: str | os.PathLike[str], records: list[dict[str, Any]]) -> None:
-    """Write ``records`` to ``path`` atomically (a temporary file in the same folder, then ``os.replace``).
+def save_records(path: str | os.PathLike[str], records: list[dict[str, Any]], *, overwrite: bool = True) -> None:
+    """Write ``records`` to ``path`` atomically (a temporary file in the same folder, then moved in place).
 
-    A ``.json`` file holds exactly one record, a ``.jsonl`` file one record a line.
+    A ``.json`` file holds exactly one record, a ``.jsonl`` file one record a line.  With
+    ``overwrite=False`` an existing file is never replaced, even one that appears while the
+    records are written (the temporary file is linked to ``path``, which fails if it exists):
+    ``FileExistsError`` is raised instead.
     """
     path = Path(path)
     if _kind(path) == ".json":
@@ -385,10 +416,33 @@ def save_records(path: str | os.PathLike[str], records: list[dict[str, Any]]) ->
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+def append_records(path: str | os.PathLike[str], records: list[dict[str, Any]]) -> None:
+    """Append ``records`` to the ``.jsonl`` file ``path`` (created if missing), one a line.
+
+    The lines already there are not rewritten, so nothing in them can be lost; a last line
+    without its newline gets one first, so that the new record starts a line of its own.
+    """
+    path = Path(path)
+    if _kind(path) != ".jsonl":
+        raise RecordError(f"{path}: records are appended to a .jsonl file only")
+    text = "".join(json.dumps(record) + "\n" for record in records)
+    with open(path, "a+b") as f:
+        if f.tell() > 0:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                text = "\n" + text
+        f.write(text.encode("utf-8"))
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def _kind(path: Path) -> str:
@@ -397,13 +451,73 @@ def _kind(path: Path) -> str:
     return path.suffix
 
 
-def _decode(text: str, path: Path, line_offset: int) -> dict[str, Any]:
-    """One JSON object from ``text``, which starts at line ``line_offset + 1`` of ``path``."""
+def _text(data: bytes, path: Path) -> str:
+    """The UTF-8 text of a record file, or a :class:`RecordError` naming what the bytes are instead."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise RecordError(f"{path} is UTF-16 text (it starts with a UTF-16 byte-order mark); "
+                          "a record file is UTF-8: save it as UTF-8")
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise RecordError(f"{path} starts with a UTF-8 byte-order mark; a record file is plain UTF-8 without one")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise RecordError(f"{path} is not UTF-8 text (a NUL byte at byte {nul}: binary data, or UTF-16 text); "
+                          "a record file is UTF-8 JSON text")
     try:
-        value = json.loads(text)
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise RecordError(f"{path}, line {line} (byte {exc.start}): not UTF-8 text ({exc.reason}); "
+                          "a record file is UTF-8 JSON") from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's members, refusing a key written twice (JSON readers disagree on which one counts)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+class _DuplicateKey(Exception):
+    """Raised by the JSON reader's object hook; turned into a :class:`RecordError` with the line."""
+
+
+def _not_json_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value (JSON has no NaN or infinity)")
+
+
+_MAX_DIGITS = 30
+
+
+def _small_int(text: str) -> int:
+    """A JSON integer; one of hundreds of digits is refused here, where Python would fail on it
+    with an unrelated message (every number in a record is small)."""
+    digits = len(text.lstrip("-"))
+    if digits > _MAX_DIGITS:
+        raise ValueError(f"a number of {digits} digits ({text[:12]}...); the numbers of a record are small integers")
+    return int(text)
+
+
+def _decode(text: str, path: Path, line: int | None = None) -> dict[str, Any]:
+    """One JSON object from ``text``: the whole of ``path``, or its line ``line`` (a ``.jsonl`` file)."""
+    where = str(path) if line is None else f"{path}, line {line}"
+    line_offset = 0 if line is None else line - 1
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_not_json_constant,
+                           parse_int=_small_int)
     except json.JSONDecodeError as exc:
-        line = line_offset + exc.lineno
-        raise RecordError(f"{path}, line {line}, column {exc.colno}: invalid JSON: {exc.msg}") from None
+        at = line_offset + exc.lineno
+        raise RecordError(f"{path}, line {at}, column {exc.colno}: invalid JSON: {exc.msg}") from None
+    except _DuplicateKey as exc:
+        raise RecordError(f"{where}: the key {exc.args[0]!r} is written twice in one JSON object; "
+                          "a record names each key once") from None
+    except RecursionError:
+        raise RecordError(f"{where}: the JSON is nested too deeply to read; a record nests only a few levels "
+                          "(record, deals, deal, hands, hand)") from None
+    except ValueError as exc:  # NaN, Infinity, a huge integer
+        raise RecordError(f"{where}: invalid JSON: {exc}") from None
     if not isinstance(value, dict):
-        raise RecordError(f"{path}, line {line_offset + 1}: a record is a JSON object, got {type(value).__name__}")
+        raise RecordError(f"{where}: a record is a JSON object, got {type(value).__name__}")
     return value

@@ -486,6 +486,7 @@ def test_bad_json_file(tmp_path):
     path.write_text('{\n  "format": "imperiale-record/1",\n  "rules": }\n')
     with pytest.raises(RecordError, match=r"game\.json, line 3, column 12: invalid JSON"):
         load_records(path)
+    (tmp_path / "game.txt").write_text("{}")
     with pytest.raises(RecordError, match=r"\.json or \.jsonl"):
         load_records(tmp_path / "game.txt")
 
