@@ -20,7 +20,7 @@ for the one with more; ``bonus``: 4 above the quota), a capot counted as its imp
 points each) or its points instead; minus the mean of the same for the other players.  Wipes,
 the target and the fallen impériale are ignored (a plain difference of points).
 
-The legality is the rules' (RULES.md section 4 step 5): must follow, must beat the winning
+The legality is the rules' (docs/rules.md section 4 step 5): must follow, must beat the winning
 card of the led suit, must trump when void, must overtrump a trump if possible (else anything),
 the first lead in trumps where ``first_lead_trump``; it is the logic of
 :meth:`imperiale_env.game.Game.legal_plays`, written on bitmasks.

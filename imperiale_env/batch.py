@@ -363,7 +363,7 @@ class BatchGame:
         return ev[np.argsort(ev[:, 0], kind="stable")]
 
     def _award(self, idx: np.ndarray, p: np.ndarray, n: np.ndarray | int, kind: str) -> None:
-        """award(p, n) of RULES.md section 3, for the games ``idx`` (each with its player)."""
+        """award(p, n) of docs/rules.md section 3, for the games ``idx`` (each with its player)."""
         if not len(idx):
             return
         self._log(idx, kind, p, n)

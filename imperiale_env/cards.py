@@ -51,7 +51,7 @@ def deck(players: int) -> list[int]:
 
 
 def card_code(c: int) -> str:
-    """``KH``, ``10S`` ... as written in RULES.md and in records."""
+    """``KH``, ``10S`` ... as written in docs/rules.md and in records."""
     return RANKS[rank_of(c)] + SUITS[suit_of(c)]
 
 

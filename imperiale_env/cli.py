@@ -2,7 +2,7 @@
 
 Subcommands:
 
-- ``replay FILE``: replay a game record (``.json`` or ``.jsonl``, see RECORDS.md) and print
+- ``replay FILE``: replay a game record (``.json`` or ``.jsonl``, see docs/records.md) and print
   its score events as JSON;
 - ``bench``: throughput of every engine;
 - ``train``, ``eval``, ``play``: self-play training, agent tournaments and interactive play.

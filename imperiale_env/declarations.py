@@ -1,7 +1,7 @@
 """What a hand can declare: carte blanche, impériales in hand, the turned-card impériale,
 and the point.  Pure functions of the cards, shared by the reference engine and the tests.
 
-The **canonical order** of the declaration questions put to a player (RECORDS.md) is:
+The **canonical order** of the declaration questions put to a player (docs/records.md#actions) is:
 carte blanche first, then quarts major (A K Q J) by suit S H D C, then the Imperijal
 sequences Q J A low by suit S H D C (when ``extra_sequence``), then fours of a kind in the
 order of ``rules.four_ranks`` (K Q J A low by default).  The turned-card impériale is a

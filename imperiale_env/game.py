@@ -4,13 +4,13 @@ This engine is the oracle every other engine is tested against; speed is not its
 A :class:`Game` plays deal after deal until a player holds ``rules.target_imperiales``
 impériales, and stops *at once* when that happens, even in the middle of a deal.
 
-Each deal is a generator (:meth:`Game._deal`) that follows the chronology of RULES.md for
+Each deal is a generator (:meth:`Game._deal`) that follows the chronology of docs/rules.md for
 the preset, step by step, and ``yield``\\ s whenever a player must decide (section 8):
 show or hide carte blanche and each impériale, declare a point suit or sink, play a card.
 The scoring primitives ``award`` and ``gain`` of section 3 are :meth:`Game._award` and
-:meth:`Game._gain`; every score change is logged as a score event (RECORDS.md).
+:meth:`Game._gain`; every score change is logged as a score event (docs/records.md).
 
-Decisions taken where RULES.md is silent (also noted in the issue):
+Decisions taken where the sources are silent (docs/rules.md section 11):
 
 * Académie: a shown carte blanche or impériale is scored at once, when its question is
   answered; the turned honour's 4 points are protected from every gain of step 2 (carte

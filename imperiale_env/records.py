@@ -1,4 +1,4 @@
-"""Game records (RECORDS.md): write a game as a record, read, check and replay a record.
+"""Game records (docs/records.md): write a game as a record, read, check and replay a record.
 
 A record is a JSON object ``{"format", "rules", "players", "start", "deals"}`` describing a
 whole game or a part of one, from any starting score.  :func:`record_from_game` writes the
@@ -8,7 +8,7 @@ score events and the score after each deal, as ``imperiale replay`` prints them)
 :func:`load_records` / :func:`save_records` read and write ``.json`` (one record) and
 ``.jsonl`` (one record a line) files.
 
-Conventions of this module, where RECORDS.md leaves a choice:
+Conventions of this module, where the format leaves a choice (docs/records.md):
 
 * Deal and action indices in messages count from 0, as the lists of the record do.
 * ``hands`` (and the two-player ``talon``, whose order plays no part) are written sorted in

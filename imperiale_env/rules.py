@@ -1,14 +1,14 @@
-"""The rules configuration: one frozen dataclass holding every rule RULES.md distinguishes.
+"""The rules configuration: one frozen dataclass holding every rule docs/rules.md distinguishes.
 
-A game is played under exactly one :class:`Rules`.  The four presets of RULES.md are
+A game is played under exactly one :class:`Rules`.  The four presets of docs/rules.md are
 selected by name with :func:`make_rules` (``academie`` is the default), and any field can
 be overridden; an unknown field, a bad value or an impossible combination raises
 :class:`RulesError` saying what was wrong and what is allowed.
 
-Choices where RULES.md is silent (each also noted where it is used):
+Choices where the sources are silent (docs/rules.md section 11; each also noted where it is used):
 
 * The turned honour (4 points to the dealer) is scored in every preset, three players
-  included (RULES.md section 5 changes the turned card's owner, not its value).
+  included (docs/rules.md section 5 changes the turned card's owner, not its value).
 * ``imperijal`` with three players keeps the 6-trick threshold of section 7 ("more than 6
   tricks"); the turned-card impériale does not exist there, so overriding ``players=3``
   on a preset that has it switches it off unless it is given explicitly.
@@ -47,7 +47,7 @@ class RulesError(ValueError):
 class Rules:
     """Every rule field of L'Impériale.  Build it with :func:`make_rules`, not by hand.
 
-    The defaults are the ``academie`` preset (RULES.md section 4).
+    The defaults are the ``academie`` preset (docs/rules.md section 4).
 
     Allowed values (:func:`make_rules` and :meth:`from_dict` refuse anything else with a
     :class:`RulesError` naming the field and this range).  Integer fields take Python ints

@@ -257,7 +257,7 @@ def test_bad_seat_and_save_path():
 
 
 def worked_example_game() -> Game:
-    """RULES.md example 2: clubs trump, the elder leads JH, the follower holds KH AH 8H."""
+    """docs/rules.md example 2: clubs trump, the elder leads JH, the follower holds KH AH 8H."""
     hands = (
         cards("JH", "7H", "KS", "QS", "10S", "9S", "KD", "QD", "10D", "9D", "KC", "8C"),
         cards("KH", "AH", "8H", "JS", "AS", "8S", "JD", "AD", "8D", "QC", "JC", "10C"),

@@ -1,4 +1,4 @@
-"""Which cards may be played (RULES.md sections 4.5, 5, 7), and who wins a trick."""
+"""Which cards may be played (docs/rules.md sections 4.5, 5, 7), and who wins a trick."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def follow_two(rules, follower: str, lead: str, turned: str = "8C") -> list[str]
 
 
 def test_worked_example_2_only_the_king_beats_the_jack():
-    # RULES.md 9.2: clubs trump, the elder leads JH, the follower holds KH AH 8H: only KH.
+    # docs/rules.md 9.2: clubs trump, the elder leads JH, the follower holds KH AH 8H: only KH.
     assert follow_two("academie", FOLLOWER, "JH") == ["KH"]
 
 

@@ -1,4 +1,4 @@
-"""Game records (RECORDS.md): writing, reading, replaying, the checks and their messages, files."""
+"""Game records (docs/records.md): writing, reading, replaying, the checks and their messages, files."""
 
 from __future__ import annotations
 

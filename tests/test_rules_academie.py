@@ -1,4 +1,4 @@
-"""Académie, two players (RULES.md sections 3, 4, 8, 9): every score event, wipes, the chronology, the end of
+"""Académie, two players (docs/rules.md sections 3, 4, 8, 9): every score event, wipes, the chronology, the end of
 a game mid-deal, dealers and seeds."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def question(game):
     return q.kind, d.player, q.suit, q.rank
 
 
-# ---------------------------------------------------------------- worked examples (RULES.md section 9)
+# ---------------------------------------------------------------- worked examples (docs/rules.md section 9)
 
 
 def test_worked_example_1_quart_major_and_four_sevens():

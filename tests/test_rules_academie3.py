@@ -1,4 +1,4 @@
-"""Académie with three players, 36 cards (RULES.md section 5): the dealer's trump card, the 6 as low card,
+"""Académie with three players, 36 cards (docs/rules.md section 5): the dealer's trump card, the 6 as low card,
 the 4-trick quota, capot, wipes of both opponents, the point among three, and the rotation of the deal.
 (The legal plays of three players are in test_play_legality.py.)"""
 

@@ -1,4 +1,4 @@
-"""Foster (RULES.md section 6): the point before the impériales, the dealer's declarations after the first
+"""Foster (docs/rules.md section 6): the point before the impériales, the dealer's declarations after the first
 lead, comparison by category, carte blanche, the turned-card impériale, the tombée, trick difference, capot
 and the wipe exceptions."""
 

@@ -1,4 +1,4 @@
-"""Imperijal (RULES.md section 7): scoring in points, honours without the Ace and held in hand, the extra
+"""Imperijal (docs/rules.md section 7): scoring in points, honours without the Ace and held in hand, the extra
 sequence Q J A low, comparison by number, the split point, the trick bonus, capot and the fallen impériale.
 (The legal plays of Imperijal are in test_play_legality.py.)"""
 
