@@ -372,7 +372,7 @@ def _parse_actions(entry: dict[str, Any], d: int, players: int) -> list[int]:
 def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The records of a ``.json`` file (one object) or a ``.jsonl`` file (one object a non-empty line).
 
-    The file must be a regular, readable file of UTF-8 text (RECORDS.md); anything else (a
+    The file must be a regular, readable file of UTF-8 text (docs/records.md); anything else (a
     folder, a pipe, UTF-16, binary data, a byte-order mark) is a :class:`RecordError` saying
     what the file is, rather than a decoding traceback or a parse of garbage.
     """
