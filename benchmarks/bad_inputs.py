@@ -590,7 +590,7 @@ def _unchanged_or_kept(path: pathlib.Path) -> Callable[[], str | None]:
 
 def eval_cases(s: Scratch) -> list[Case]:
     area = "eval"
-    base = ["eval", "--no-progress", "--agents", "random,random", "--deals", 1]
+    base = ["eval", "--no-progress", "--agents", "random,random", "--deals", 2]
     cases: list[Case] = [_cli(area, "one duplicate deal (valid)", base, expect="ok")]
     for n in (0, -1):
         cases.append(_cli(area, f"--games {n}", ["eval", "--no-progress", "--games", n], expect="error"))
@@ -788,10 +788,10 @@ def bench_cases(s: Scratch) -> list[Case]:
     cases = [_cli(area, "--seconds 0.05 (valid)", [*quick, "--seconds", 0.05], expect="ok", fast=False)]
     for seconds in ("0", "-1", "abc", "", "1e-300"):
         cases.append(_cli(area, f"--seconds {seconds!r}", [*quick, "--seconds", seconds],
-                          expect="either" if seconds == "1e-300" else "error"))
+                          expect="error"))
     for seconds in ("nan", "inf", "-inf", "1e308"):
         cases.append(_sub(area, f"--seconds {seconds}", [*quick, "--seconds", seconds], expect="error"))
-    for sizes in ("0", "-1", "abc", "", "1,,2", "1.5", "1, 2"):
+    for sizes in ("0", "-1", "abc", "", "1,,2", "1.5"):
         cases.append(_cli(area, f"--batch-sizes {sizes!r}", ["bench", "--seconds", 0.05, "--batch-sizes", sizes],
                           expect="error"))
     cases.append(_sub(area, "--batch-sizes 10**9", ["bench", "--seconds", 0.05, "--batch-sizes", 10**9],
@@ -968,8 +968,10 @@ def gym_cases(s: Scratch) -> list[Case]:
         cases.append(_call(area, label, run_with(kwargs), expect="error"))
     cases.append(_call(area, "reset(options={'start': 'bad'})",
                        run_with({"episode": "deal"}, {"seed": 0, "options": {"start": "bad"}}), expect="error"))
+    # An unknown reset option is warned about, not refused: Gymnasium's vector envs and
+    # PettingZoo's api_test pass options of their own (docs/rules.md, decisions).
     cases.append(_call(area, "reset(options={'colour': 1})", run_with({}, {"seed": 0, "options": {"colour": 1}}),
-                       expect="error"))
+                       expect="either"))
 
     def illegal_opponent() -> Any:
         env = gymnasium.make("Imperiale-v0", opponent=lambda obs, mask: 99, seat=1)

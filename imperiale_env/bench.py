@@ -65,6 +65,7 @@ def _si(x: float) -> str:
     return f"{x:.0f}"
 
 
+MIN_SECONDS = 0.01
 MAX_SECONDS = 600.0
 MAX_BATCH_SIZE = 65536
 
@@ -81,8 +82,8 @@ def run_bench(
     naming the allowed range), before any measurement and wherever the caller iterates.
     """
     rules = resolve_rules(rules)
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds <= MAX_SECONDS:
-        raise ValueError(f"seconds must be a number with 0 < seconds <= {MAX_SECONDS:g}, got {seconds!r}")
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
+        raise ValueError(f"seconds must be a number from {MIN_SECONDS:g} to {MAX_SECONDS:g}, got {seconds!r}")
     sizes = list(batch_sizes)
     if not sizes or any(isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= MAX_BATCH_SIZE for b in sizes):
         raise ValueError(f"batch sizes must be integers from 1 to {MAX_BATCH_SIZE}, got {sizes}")

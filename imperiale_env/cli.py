@@ -70,6 +70,7 @@ def _is_user_error(exc: BaseException) -> bool:
 
 MAX_BATCH_SIZE = 65536
 """Largest ``bench --batch-sizes`` entry: about 5.5 KB of engine state a game, so 360 MB."""
+MIN_BENCH_SECONDS = 0.01
 MAX_BENCH_SECONDS = 600.0
 MAX_GROUPS = 100_000
 """Largest ``eval --games/--deals``: every game of a lineup is held in one batch (about 5.5 KB
@@ -92,14 +93,16 @@ def _batch_sizes(text: str) -> tuple[int, ...]:
 
 
 def _seconds(text: str) -> float:
-    """A measurement time in seconds, ``0 < S <= 600`` (an argparse ``type``): NaN, infinity,
-    zero and negative times are refused (a NaN or infinite time would never end)."""
+    """A measurement time in seconds, ``0.01 <= S <= 600`` (an argparse ``type``): NaN, infinity,
+    zero, negative and vanishing times are refused (a NaN or infinite time would never end, one
+    too short to finish a single step measures nothing)."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not 0 < value <= MAX_BENCH_SECONDS:  # false for NaN too
-        raise argparse.ArgumentTypeError(f"seconds must be a number with 0 < S <= {MAX_BENCH_SECONDS:g}, got {text!r}")
+    if not MIN_BENCH_SECONDS <= value <= MAX_BENCH_SECONDS:  # false for NaN too
+        raise argparse.ArgumentTypeError(
+            f"seconds must be a number from {MIN_BENCH_SECONDS:g} to {MAX_BENCH_SECONDS:g}, got {text!r}")
     return value
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 SEED_LIMIT = 2**63
@@ -34,11 +35,29 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def _text(path: str | os.PathLike[str], what: str) -> str:
+    """The path as text, refusing an empty one and one with a NUL byte (no system call takes it)."""
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise InputError(f"the {what} path is empty: give a path")
+    if "\x00" in str(text):
+        raise InputError(f"the {what} path {str(text)!r} contains a NUL byte, which no file name may hold")
+    return str(text)
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Whether a file can really be made in ``folder``: permission bits say yes to root even
+    where the file system says no (``/proc``, a read-only mount), so a scratch file is made."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
 def input_file(path: str | os.PathLike[str], what: str = "file") -> Path:
     """``path`` as a readable regular file, or ``InputError`` saying what it is instead."""
-    if not os.fspath(path).strip():
-        raise InputError(f"the {what} path is empty: give the path of a {what}")
-    path = Path(path)
+    path = Path(_text(path, what))
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -56,13 +75,11 @@ def output_file(path: str | os.PathLike[str], what: str = "output file", *, may_
     """``path`` as a file that can be written: its folder exists and is writable, and it is not a
     directory or special file. With ``may_exist=False`` an existing file is refused, so that
     nothing a user wrote is overwritten."""
-    if not os.fspath(path).strip():
-        raise InputError(f"the {what} path is empty: give a file path")
-    path = Path(path)
+    path = Path(_text(path, what))
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise InputError(f"cannot write the {what} {str(path)!r}: no such folder {str(parent)!r}")
-    if not os.access(parent, os.W_OK | os.X_OK):
+    if not os.access(parent, os.W_OK | os.X_OK) or not _can_create_in(parent):
         raise InputError(f"cannot write the {what} {str(path)!r}: the folder {str(parent)!r} is not writable")
     if path.exists() or path.is_symlink():
         mode = path.stat().st_mode if path.exists() else 0
@@ -80,9 +97,7 @@ def output_dir(path: str | os.PathLike[str], what: str = "output folder") -> Pat
     """``path`` as a folder to write into: an existing writable folder, or one that can be made
     (its nearest existing ancestor is a writable folder). An empty path is refused rather than
     taken as the current directory."""
-    if not os.fspath(path).strip():
-        raise InputError(f"the {what} is empty: give a folder path")
-    path = Path(path)
+    path = Path(_text(path, what))
     probe = path
     while not probe.exists():
         if probe.parent == probe:
@@ -90,7 +105,7 @@ def output_dir(path: str | os.PathLike[str], what: str = "output folder") -> Pat
         probe = probe.parent
     if probe.exists() and not probe.is_dir():
         raise InputError(f"the {what} {str(path)!r} cannot be made: {str(probe)!r} is a file, not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
+    if not os.access(probe, os.W_OK | os.X_OK) or not _can_create_in(probe):
         raise InputError(f"the {what} {str(path)!r} cannot be written: {str(probe)!r} is not writable")
     return path
 
@@ -102,5 +117,6 @@ def seed(value: object, what: str = "seed") -> int:
             raise InputError(f"the {what} must be an integer in [0, 2**63), got the float {value!r}")
         raise InputError(f"the {what} must be an integer in [0, 2**63), got {value!r}")
     if not 0 <= value < SEED_LIMIT:
-        raise InputError(f"the {what} must be in [0, 2**63) (0 .. {SEED_LIMIT - 1}), got {value}")
+        shown = str(value) if abs(value) < 10**30 else f"an integer of {value.bit_length()} bits"
+        raise InputError(f"the {what} must be in [0, 2**63) (0 .. {SEED_LIMIT - 1}), got {shown}")
     return value

@@ -18,6 +18,7 @@ def test_input_file_accepts_a_regular_file(tmp_path):
     (lambda d: d, "is a directory"),
     (lambda d: d / "missing.json", "no such record"),
     (lambda d: "", "path is empty"),
+    (lambda d: "a\x00b.json", "NUL byte"),
 ])
 def test_input_file_refuses_with_the_reason(tmp_path, make, words):
     with pytest.raises(InputError, match=words):
@@ -57,7 +58,7 @@ def test_output_dir_refuses_empty_and_file_parents(tmp_path):
     assert inputs.output_dir(tmp_path / "new" / "run") == tmp_path / "new" / "run"
 
 
-@pytest.mark.parametrize("bad", [-1, 2**63, 2**64, True, 1.5, 3.0, "3", None])
+@pytest.mark.parametrize("bad", [-1, 2**63, 2**64, 10**5000, True, 1.5, 3.0, "3", None])
 def test_seed_range(bad):
     with pytest.raises(InputError, match=r"2\*\*63"):
         inputs.seed(bad)
@@ -66,3 +67,11 @@ def test_seed_range(bad):
 def test_seed_accepts_the_int64_range():
     assert inputs.seed(0) == 0
     assert inputs.seed(2**63 - 1) == 2**63 - 1
+
+
+def test_output_paths_on_a_file_system_that_refuses_writes():
+    # /proc refuses new files even to root, whose permission bits say yes.
+    with pytest.raises(InputError, match="not writable"):
+        inputs.output_file("/proc/imperiale.json", may_exist=False)
+    with pytest.raises(InputError, match="not writable"):
+        inputs.output_dir("/proc/imperiale_run")
