@@ -208,3 +208,37 @@ def test_runs_with_jit_disabled():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("preset", ["academie", "academie3"])
+def test_pimc_chooses_the_same_cards_with_either_solver_and_any_thread_count(preset):
+    from agents.pimc import PIMCAgent
+    from agents.view import decode
+
+    rules = make_rules(preset)
+    agents = [PIMCAgent(rules, samples=4), PIMCAgent(rules, samples=4, solver="python"),
+              PIMCAgent(rules, samples=4, threads=2)]
+    bg = BatchGame(rules, 12)
+    bg.reset(5)
+    rng = np.random.default_rng(5)
+    decided = 0
+    while not bg.done.all():
+        obs, mask = bg.observe(), bg.legal_action_mask()
+        v = decode(obs)
+        rows = np.flatnonzero(~bg.done & (v.phase == 2) & (v.tricks_played >= (7 if rules.players == 2 else 9)))
+        if len(rows):
+            chosen = [a.act(obs[rows], mask[rows], np.random.default_rng(2)) for a in agents]
+            assert np.array_equal(chosen[0], chosen[1]) and np.array_equal(chosen[0], chosen[2])
+            assert mask[rows, chosen[0]].all()
+            decided += len(rows)
+            if decided > 60:
+                break
+        bg.step(random_legal(rng, mask))
+    assert decided > 60
+
+
+def test_pimc_refuses_unknown_solver():
+    from agents.pimc import PIMCAgent
+
+    with pytest.raises(ValueError, match="allowed: compiled, python"):
+        PIMCAgent("academie", solver="fast")
