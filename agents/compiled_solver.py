@@ -23,6 +23,7 @@ and independent of the table's state, so the result is the same whatever the thr
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import numba
@@ -394,6 +395,43 @@ class _Tables:
 _TABLES = _Tables()
 
 
+@functools.lru_cache(maxsize=256)
+def _tables(rules: Rules, trump: int, me: int) -> tuple[np.uint64, np.ndarray, np.ndarray, np.ndarray]:
+    """The solver's constants for these rules, trump and seat: the honours mask, the int and
+    float settings and the final trick score for ``me`` by tricks won (built once, read-only)."""
+    P = rules.players
+    honours = np.uint64(sum(1 << (trump * NUM_RANKS + rank_index(r, P)) for r in rules.honour_ranks))
+    linear = P == 2 and rules.trick_scoring in ("excess", "difference") and (
+        rules.trick_scoring == "difference" or rules.trick_quota == 6)
+    per_trick = 0.0
+    capot_extra = 0.0
+    if linear:
+        per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
+        capot_extra = trick_score(rules, (12, 0))[0] - 6 * per_trick
+    share = 1.0 if P == 2 else 1.0 / (P - 1)
+    cfg = np.array([P, trump, me, rules.must_beat, rules.must_trump, rules.overtrump, rules.first_lead_trump,
+                    linear], dtype=np.int64)
+    fcfg = np.array([per_trick, share], dtype=np.float64)
+    # The final trick score for me, by tricks won (seats beyond P stay at 0 tricks).
+    final = np.zeros((13, 13, 13), dtype=np.float64)
+    for t0 in range(13):
+        for t1 in range(13 - t0):
+            for t2 in range(13 - t0 - t1) if P == 3 else (0,):
+                tricks = (t0, t1, t2)[:P]
+                if linear:
+                    t = tricks[me]
+                    v = capot_extra if t == 12 else (-capot_extra if t == 0 else 0.0)
+                else:
+                    s = trick_score(rules, tricks)
+                    v = s[me] - share * (sum(s) - s[me])
+                final[t0, t1, t2] = v
+    if not np.array_equal(final * 2, np.round(final * 2)):  # integer rule fields always pass
+        raise ValueError("the compiled solver's table holds values in halves; these rules score other fractions")
+    for a in (cfg, fcfg, final):
+        a.flags.writeable = False
+    return honours, cfg, fcfg, final
+
+
 class CompiledSolver:
     """Exact play-out values under ``rules`` with trump suit ``trump``; ``me`` is the seat that
     maximises.  The interface and the values of :class:`agents.solver.Solver`."""
@@ -404,37 +442,10 @@ class CompiledSolver:
         if not 0 <= me < rules.players:
             raise ValueError(f"me must be a seat 0..{rules.players - 1}, got {me}")
         self.rules = rules
-        self.P = P = rules.players
+        self.P = rules.players
         self.trump = trump
         self.me = me
-        self.honours = np.uint64(sum(1 << (trump * NUM_RANKS + rank_index(r, P)) for r in rules.honour_ranks))
-        linear = P == 2 and rules.trick_scoring in ("excess", "difference") and (
-            rules.trick_scoring == "difference" or rules.trick_quota == 6)
-        per_trick = 0.0
-        capot_extra = 0.0
-        if linear:
-            per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
-            capot_extra = trick_score(rules, (12, 0))[0] - 6 * per_trick
-        share = 1.0 if P == 2 else 1.0 / (P - 1)
-        self.cfg = np.array([P, trump, me, rules.must_beat, rules.must_trump, rules.overtrump,
-                             rules.first_lead_trump, linear], dtype=np.int64)
-        self.fcfg = np.array([per_trick, share], dtype=np.float64)
-        # The final trick score for me, by tricks won (seats beyond P stay at 0 tricks).
-        final = np.zeros((13, 13, 13), dtype=np.float64)
-        for t0 in range(13):
-            for t1 in range(13 - t0):
-                for t2 in range(13 - t0 - t1) if P == 3 else (0,):
-                    tricks = (t0, t1, t2)[:P]
-                    if linear:
-                        t = tricks[me]
-                        v = capot_extra if t == 12 else (-capot_extra if t == 0 else 0.0)
-                    else:
-                        s = trick_score(rules, tricks)
-                        v = s[me] - share * (sum(s) - s[me])
-                    final[t0, t1, t2] = v
-        if not np.array_equal(final * 2, np.round(final * 2)):  # integer rule fields always pass
-            raise ValueError("the compiled solver's table holds values in halves; these rules score other fractions")
-        self.final = final
+        self.honours, self.cfg, self.fcfg, self.final = _tables(rules, trump, me)
 
     def _position(self, leader: int, trick, tricks, played: int):
         P = self.P
