@@ -48,9 +48,12 @@ _HASH_A = np.uint64(0x9E3779B97F4A7C15)
 _HASH_B = np.uint64(0xC2B2AE3D27D4EB4F)
 _HASH_C = np.uint64(0x165667B19E3779F9)
 # A table entry is four words: hands 0 and 1; hand 2 with the leader and the tricks state above
-# bit 36; the solve's stamp, the bound flag and twice the value (an integer: every value is a
-# multiple of 1/2), biased to be non-negative.
+# bit 36 and the best card found (plus one; 0 for none, tried first on a revisit) from bit 56;
+# the solve's stamp, the bound flag and twice the value (an integer: every value is a multiple of
+# 1/2), biased to be non-negative.
 _POS_SHIFT = np.uint64(NUM_CARDS)
+_HINT_SHIFT = np.uint64(56)
+_KEY_BITS = np.uint64((1 << 56) - 1)
 _STAMP_SHIFT = np.uint64(34)
 _FLAG_SHIFT = np.uint64(32)
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -92,8 +95,9 @@ def equivalent_heads(mine: np.uint64, others: np.uint64, honours: np.uint64, leg
 
 
 @njit(cache=True)
-def _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, out) -> int:
-    """Write the cards to search (one per run of equivalent cards) into ``out``, best first."""
+def _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, hint, out) -> int:
+    """Write the cards to search (one per run of equivalent cards) into ``out``, best first:
+    ``hint`` (the best card found here before, from the table; -1 if none) leads."""
     if legal & (legal - ONE) == ZERO:
         out[0] = lowest_card(legal)
         return 1
@@ -126,6 +130,8 @@ def _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, ou
         else:
             # Leader: masters (no stronger live card elsewhere) first, then by strength.
             key = (0 if others & STRONGER[c] == ZERO else 100) + c % NUM_RANKS
+        if c == hint:
+            key = -1
         # Insertion sort by key (at most 12 cards); ties keep card order.
         j = n
         while j > 0 and out[NUM_CARDS + j - 1] > key:
@@ -149,7 +155,7 @@ def _tkey(cfg, tricks) -> int:
 
 
 # Per-ply frame fields of the search stack (int64 and float64 rows).
-_N, _K, _SEAT, _NTRICK, _LEADER, _WIN, _WSEAT, _PLAYED, _CARD, _WON, _SLOT, _BOUND = range(12)
+_N, _K, _SEAT, _NTRICK, _LEADER, _WIN, _WSEAT, _PLAYED, _CARD, _WON, _SLOT, _BOUND, _BESTC = range(13)
 _ALPHA, _BETA, _BEST, _A0, _B0, _R = range(6)
 
 
@@ -231,13 +237,15 @@ def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, 
             else:
                 hit = False
                 v = 0.0
+                hint = -1
                 if ntrick == 0:
                     key2 = hands[2] | (np.uint64(_tkey(cfg, tricks) * 4 + leader) << _POS_SHIFT)
                     h = (hands[0] * _HASH_A) ^ (hands[1] * _HASH_B) ^ (key2 * _HASH_C)
                     slot = np.int64(h >> _SHIFT)
                     word = tt[slot, 3]
                     if (word >> _STAMP_SHIFT == np.uint64(stamp) and tt[slot, 0] == hands[0]
-                            and tt[slot, 1] == hands[1] and tt[slot, 2] == key2):
+                            and tt[slot, 1] == hands[1] and tt[slot, 2] & _KEY_BITS == key2):
+                        hint = np.int64(tt[slot, 2] >> _HINT_SHIFT) - 1
                         v = (np.int64(word & _LOW32) - _BIAS) * 0.5
                         flag = np.int64((word >> _FLAG_SHIFT) & _LOW2)
                         hit = flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha)
@@ -249,7 +257,7 @@ def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, 
                     led = tr[d, 0] // NUM_RANKS if ntrick else -1
                     legal = legal_plays(hands[seat], led, si[d, _WIN], trump, si[d, _PLAYED] == 0, cfg[_BEAT] != 0,
                                         cfg[_MTRUMP] != 0, cfg[_OVER] != 0, cfg[_FIRST] != 0)
-                    si[d, _N] = _ordered_moves(hands, P, seat, legal, tr[d], ntrick, si[d, _WIN], trump, honours,
+                    si[d, _N] = _ordered_moves(hands, P, seat, legal, tr[d], ntrick, si[d, _WIN], trump, honours, hint,
                                                moves[d])
                     si[d, _K] = 0
                     si[d, _SEAT] = seat
@@ -258,6 +266,7 @@ def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, 
                     sf[d, _A0] = alpha
                     sf[d, _B0] = beta
                     sf[d, _BEST] = -np.inf if seat == me else np.inf
+                    si[d, _BESTC] = -1
                     continue
         else:
             # Ply d is searched: its value, into the table at a trick boundary.
@@ -271,7 +280,7 @@ def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, 
                     flag = LOWER
                 tt[slot, 0] = hands[0]
                 tt[slot, 1] = hands[1]
-                tt[slot, 2] = skey[d]
+                tt[slot, 2] = skey[d] | (np.uint64(si[d, _BESTC] + 1) << _HINT_SHIFT)
                 tt[slot, 3] = ((np.uint64(stamp) << _STAMP_SHIFT) | (np.uint64(flag) << _FLAG_SHIFT)
                                | np.uint64(np.int64(v * 2.0) + _BIAS))
             if d == 0:
@@ -288,10 +297,12 @@ def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, 
         if seat == me:
             if v > sf[d, _BEST]:
                 sf[d, _BEST] = v
+                si[d, _BESTC] = c
                 if v > sf[d, _ALPHA]:
                     sf[d, _ALPHA] = v
         elif v < sf[d, _BEST]:
             sf[d, _BEST] = v
+            si[d, _BESTC] = c
             if v < sf[d, _BETA]:
                 sf[d, _BETA] = v
 
@@ -314,7 +325,7 @@ def _root_values(hands, leader, trick0, ntrick, tricks0, played, cfg, fcfg, hono
     legal = legal_plays(hands[seat], led, win, trump, played == 0, cfg[_BEAT] != 0, cfg[_MTRUMP] != 0,
                         cfg[_OVER] != 0, cfg[_FIRST] != 0)
     order = np.zeros(2 * NUM_CARDS, dtype=np.int64)
-    n = _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, order)
+    n = _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, -1, order)
     out[:] = np.nan
     offset = fcfg[0] * (tricks0[cfg[_ME]] - 6) if cfg[_LINEAR] else 0.0
     for k in range(n):
@@ -372,7 +383,7 @@ class _Tables:
         self.chunks = chunks
         self.tt = np.zeros((chunks, 1 << TT_BITS, 4), dtype=np.uint64)
         self.moves = np.zeros((chunks, MAX_DEPTH, 2 * NUM_CARDS), dtype=np.int64)
-        self.si = np.zeros((chunks, MAX_DEPTH, 12), dtype=np.int64)
+        self.si = np.zeros((chunks, MAX_DEPTH, 13), dtype=np.int64)
         self.sf = np.zeros((chunks, MAX_DEPTH, 6), dtype=np.float64)
         self.tr = np.zeros((chunks, MAX_DEPTH, 3), dtype=np.int64)
         self.skey = np.zeros((chunks, MAX_DEPTH), dtype=np.uint64)
@@ -484,7 +495,11 @@ class CompiledSolver:
                 previous = numba.get_num_threads()
                 numba.set_num_threads(min(chunks, numba.config.NUMBA_NUM_THREADS))
             try:
-                with np.errstate(over="ignore"):  # hashes wrap around (a warning only with JIT disabled)
+                if numba.config.DISABLE_JIT:  # plain Python on numpy scalars: hashes wrap around with a warning
+                    with np.errstate(over="ignore"):
+                        solve(full, leader, trick_arr, ntrick, tricks_arr, played, self.cfg, self.fcfg, self.honours,
+                              self.final, *_TABLES.arrays(), stamp, chunks, out)
+                else:
                     solve(full, leader, trick_arr, ntrick, tricks_arr, played, self.cfg, self.fcfg, self.honours,
                           self.final, *_TABLES.arrays(), stamp, chunks, out)
             finally:
