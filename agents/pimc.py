@@ -20,7 +20,9 @@ the talon: the opponent's hand is a uniform sample of the right size from the un
 the suits he may still hold.  With three players the unseen cards are dealt to the two
 opponents, uniformly among the splits that respect voids and known cards.
 
-Each sampled deal is solved exactly for the rest of the deal (:class:`agents.solver.Solver`);
+Each sampled deal is solved exactly for the rest of the deal by the compiled solver
+(:class:`agents.compiled_solver.CompiledSolver`; ``solver="python"`` uses the pure-Python
+:class:`agents.solver.Solver` instead, the same values far slower: for tests and benchmarks);
 the agent plays the card of best mean value, ties broken by the heuristic.  Every decision
 that is not a card to play (questions, point) is the heuristic's, and so is a card that is
 forced (one legal card).
@@ -35,15 +37,13 @@ import numpy as np
 from imperiale_env.cards import NUM_CARDS
 from imperiale_env.rules import Rules, resolve_rules
 
+from .compiled_solver import CompiledSolver
 from .heuristic import HeuristicAgent, play_scores
 from .solver import Solver
 from .view import CARD_SUIT, POINT_VALUE, SUIT_ONEHOT, View, deck_mask, decode
 
 DEFAULT_SAMPLES = 16
-
-
-def _mask_int(row: np.ndarray) -> int:
-    return sum(1 << int(c) for c in np.flatnonzero(row))
+SOLVERS = ("compiled", "python")
 
 
 def _point_ok(cards: np.ndarray, count: int, value: int) -> bool:
@@ -181,25 +181,35 @@ def position(v: View, row: int, rules: Rules):
     return leader, tuple(trick_cards), tricks, int(v.tricks_played[row])
 
 
+def world_values(worlds: np.ndarray, rules: Rules, trump: int, pos: tuple, solver: str = "compiled",
+                 threads: int = 1) -> np.ndarray:
+    """``(n, 36)`` exact values for seat 0 of every legal card (NaN for the others) in each sampled
+    deal ``worlds`` (``(n, 3, 36)`` bool by relative seat), at ``pos`` (:func:`position`)."""
+    P = rules.players
+    leader, trick, tricks, played = pos
+    masks = (worlds[:, :P].astype(np.uint64) << np.arange(NUM_CARDS, dtype=np.uint64)).sum(axis=2, dtype=np.uint64)
+    if solver == "compiled":
+        return CompiledSolver(rules, trump, me=0).values(masks, leader, trick, tricks, played, threads=threads)
+    out = np.full((len(worlds), NUM_CARDS), np.nan)
+    for i, hands in enumerate(masks):
+        solved = Solver(rules, trump, me=0).move_values(tuple(int(h) for h in hands), leader, trick, tricks, played)
+        for c, val in solved.items():
+            out[i, c] = val
+    return out
+
+
 def solve_row(args) -> int:
-    """One decision: ``(obs row, legal cards, rules, samples, horizon, seed)`` -> the card to play."""
-    obs, legal, rules, samples, horizon, seed = args
+    """One decision: ``(obs row, legal cards, rules, samples, horizon, seed, solver, threads)`` -> the card."""
+    obs, legal, rules, samples, horizon, seed, solver, threads = args
     rng = np.random.default_rng(seed)
     v = decode(obs)
     pref = play_scores(rules, v, legal[None, :NUM_CARDS])[0]
     legal_cards = np.flatnonzero(legal[:NUM_CARDS])
     if len(legal_cards) == 1 or 12 - int(v.tricks_played[0]) > horizon:
         return int(legal_cards[np.argmax(pref[legal_cards])])
-    P = rules.players
     worlds = sample_worlds(obs, rules, samples, rng)
-    leader, trick, tricks, played = position(v, 0, rules)
-    total = np.zeros(NUM_CARDS)
-    for w in worlds:
-        hands = tuple(_mask_int(w[s]) for s in range(P))
-        solver = Solver(rules, int(v.trump[0]), me=0)
-        for c, val in solver.move_values(hands, leader, trick, tricks, played).items():
-            total[c] += val
-    mean = total / len(worlds)
+    values = world_values(worlds, rules, int(v.trump[0]), position(v, 0, rules), solver, threads)
+    mean = np.where(np.isnan(values), 0.0, values).sum(axis=0) / len(worlds)
     # Best mean value; among equals (within a rounding), the heuristic's preference.
     best = mean[legal_cards].max()
     score = np.where(np.isclose(mean, best, atol=1e-9), 1e6 + pref, -np.inf)
@@ -221,15 +231,24 @@ class PIMCAgent:
     9 is about ten times cheaper (the first three tricks are the expensive ones).
 
     ``workers`` > 1 spreads the rows of a batch over a process pool (deterministic: each row
-    gets its own seed drawn from the agent's generator before the work is split).
+    gets its own seed drawn from the agent's generator before the work is split).  ``threads``
+    > 1 solves the sampled deals of one decision on that many threads instead (the values are
+    exact, so the choice is the same whatever the thread count).  ``solver``: ``compiled`` (the
+    default) or ``python``, the pure-Python oracle (same choices, for tests and benchmarks).
     """
 
     def __init__(self, rules: Rules | str | dict | None = None, samples: int = DEFAULT_SAMPLES, workers: int = 1,
-                 horizon: int = 12):
+                 horizon: int = 12, threads: int = 1, solver: str = "compiled"):
+        if solver not in SOLVERS:
+            raise ValueError(f"unknown solver {solver!r} (allowed: {', '.join(SOLVERS)})")
+        if int(threads) < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
         self.rules = resolve_rules(rules)
         self.samples = int(samples)
         self.workers = int(workers)
         self.horizon = int(horizon)
+        self.threads = int(threads)
+        self.solver = solver
         self.name = f"pimc:{self.samples}" + (f":{self.horizon}" if self.horizon < 12 else "")
         self.heuristic = HeuristicAgent(self.rules)
         self._pool = None
@@ -259,7 +278,7 @@ class PIMCAgent:
         if not len(rows):
             return out
         seeds = rng.integers(0, 2**63, size=len(rows))
-        jobs = [(obs[r : r + 1], mask[r], self.rules, self.samples, self.horizon, int(s))
+        jobs = [(obs[r : r + 1], mask[r], self.rules, self.samples, self.horizon, int(s), self.solver, self.threads)
                 for r, s in zip(rows, seeds, strict=True)]
         if self.workers > 1 and len(jobs) > 1:
             if self._pool is None:
@@ -273,4 +292,4 @@ class PIMCAgent:
         return out
 
 
-__all__ = ["DEFAULT_SAMPLES", "PIMCAgent", "position", "sample_worlds", "solve_row"]
+__all__ = ["DEFAULT_SAMPLES", "SOLVERS", "PIMCAgent", "position", "sample_worlds", "solve_row", "world_values"]

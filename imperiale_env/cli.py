@@ -154,7 +154,38 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_solver_peers(args: argparse.Namespace) -> int:
+    """``bench --solver`` / ``--peers``: the compiled solver, OpenSpiel's games beside the engine."""
+    if args.peers:  # one core: cap the numeric libraries' threads before they load
+        import os
+
+        from .bench_peers import THREAD_VARIABLES
+
+        os.environ.update({name: "1" for name in THREAD_VARIABLES})
+    from .bench_peers import PeersUnavailable, run_peers_bench
+    from .bench_solver import run_solver_bench
+
+    runs = []
+    if args.solver:
+        runs.append(lambda: run_solver_bench(args.seconds, args.rules))
+    if args.peers:
+        runs.append(lambda: run_peers_bench(max(args.batch_sizes), args.seconds, args.rules))
+    try:
+        for run in runs:
+            for line in run():
+                print(line, flush=True)
+    except PeersUnavailable as exc:
+        _error("bench", str(exc))
+        return 1
+    except ValueError as exc:
+        _error("bench", str(exc))
+        return 2
+    return 0
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
+    if args.solver or args.peers:
+        return _cmd_bench_solver_peers(args)
     from .bench import run_bench
 
     for line in run_bench(args.batch_sizes, args.seconds, args.rules):
@@ -252,6 +283,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"comma-separated batch sizes, each 1 to {MAX_BATCH_SIZE} (default 1,64,1024,4096)",
     )
     bench.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset")
+    bench.add_argument("--solver", action="store_true",
+                       help="measure the compiled solver and full-depth pimc:16 against the pure-Python solver")
+    bench.add_argument("--peers", action="store_true",
+                       help="measure OpenSpiel's hearts and skat beside the batched engine at the largest batch "
+                       "size, one core (needs the optional 'bench' extra)")
 
     train = add("train", "self-play training", _cmd_train)
     train.add_argument("--config", metavar="FILE", help="YAML training configuration")

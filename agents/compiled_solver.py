@@ -1,0 +1,519 @@
+"""The exact perfect-information solver of :mod:`agents.solver`, compiled with numba.
+
+Same positions, same values, same interface (:class:`CompiledSolver` ``.move_values``); the
+pure-Python :class:`agents.solver.Solver` stays as the oracle the tests compare it with.  The
+search is the same alpha-beta over cards (the solving seat maximises, the others minimise:
+*paranoid* with three players), on the shared rule kernels of :mod:`imperiale_env.kernels`,
+with
+
+* a **transposition table** in fixed-size arrays (one per thread), indexed by a hash of the
+  hands, the leader and the tricks won (or, with linear two-player scoring, only the capot
+  state), each entry holding the full key so that a hash collision is never a wrong hit; a
+  stamp per solve replaces clearing the table;
+* **move ordering**: the follower tries its cheapest winning card first, then the cheapest
+  loser; the leader its masters first, then its high cards;
+* **equivalent cards**: only the first card of a run of equivalent cards (same suit, same
+  honour status, no live card of another hand between them) is searched; the others share its
+  value.  The runs are those of the Python solver, so the values are the same numbers.
+
+:func:`solve_worlds` solves many sampled deals of one position in one compiled call (what
+``pimc`` needs), optionally spread over threads with ``prange``: each world's values are exact
+and independent of the table's state, so the result is the same whatever the thread count.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from imperiale_env.cards import NUM_CARDS, NUM_RANKS
+from imperiale_env.kernels.cards import BIT, ONE, STRONGER, SUIT_MASK, ZERO, card_count, lowest_card
+from imperiale_env.kernels.play import beats, legal_plays
+from imperiale_env.rules import Rules, rank_index
+
+from .solver import trick_score
+
+#: Transposition table entries per thread (2**TT_BITS): about 1 MiB each 32k entries.
+TT_BITS = 17
+#: Plies of a deal (36 cards at most) plus the root.
+MAX_DEPTH = NUM_CARDS + 1
+EXACT, LOWER, UPPER = 0, 1, 2
+# cfg slots (int64): players, trump, me, the four play flags, linear scoring.
+_P, _TRUMP, _ME, _BEAT, _MTRUMP, _OVER, _FIRST, _LINEAR = range(8)
+_HASH_A = np.uint64(0x9E3779B97F4A7C15)
+_HASH_B = np.uint64(0xC2B2AE3D27D4EB4F)
+_HASH_C = np.uint64(0x165667B19E3779F9)
+# A table entry is four words: hands 0 and 1; hand 2 with the leader and the tricks state above
+# bit 36 and the best card found (plus one; 0 for none, tried first on a revisit) from bit 56;
+# the solve's stamp, the bound flag and twice the value (an integer: every value is a multiple of
+# 1/2), biased to be non-negative.
+_POS_SHIFT = np.uint64(NUM_CARDS)
+_HINT_SHIFT = np.uint64(56)
+_KEY_BITS = np.uint64((1 << 56) - 1)
+_STAMP_SHIFT = np.uint64(34)
+_FLAG_SHIFT = np.uint64(32)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_LOW2 = np.uint64(3)
+_BIAS = 1 << 31
+#: Stamps fit in 30 bits.
+MAX_STAMP = 1 << 30
+_SHIFT = np.uint64(64 - TT_BITS)
+_LOW9 = np.uint64(0x1FF)
+
+
+@njit(cache=True)
+def equivalent_heads(mine: np.uint64, others: np.uint64, honours: np.uint64, legal: np.uint64) -> np.uint64:
+    """The cards of ``legal`` (a subset of ``mine``) that head a run of equivalent cards: no live
+    card of ``others`` between two cards of a run, all of one honour status."""
+    out = ZERO
+    for s in range(4):
+        if legal & SUIT_MASK[s] == ZERO:
+            continue
+        sh = np.uint64(NUM_RANKS * s)
+        m9 = (mine >> sh) & _LOW9
+        o9 = (others >> sh) & _LOW9
+        h9 = (honours >> sh) & _LOW9
+        r = ZERO
+        prev_mine = False
+        prev_h = ZERO
+        for k in range(NUM_RANKS):
+            b = ONE << np.uint64(k)
+            if m9 & b:
+                h = h9 & b
+                if not (prev_mine and (prev_h != ZERO) == (h != ZERO)):
+                    r |= b
+                prev_mine = True
+                prev_h = h
+            elif o9 & b:
+                prev_mine = False
+        out |= r << sh
+    return out & legal
+
+
+@njit(cache=True)
+def _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, hint, out) -> int:
+    """Write the cards to search (one per run of equivalent cards) into ``out``, best first:
+    ``hint`` (the best card found here before, from the table; -1 if none) leads."""
+    if legal & (legal - ONE) == ZERO:
+        out[0] = lowest_card(legal)
+        return 1
+    live = ZERO
+    for s in range(P):
+        live |= hands[s]
+    mine = hands[seat]
+    others = live & ~mine
+    for k in range(ntrick):
+        others |= BIT[trick[k]]
+    reps = equivalent_heads(mine, others, honours, legal)
+    trump_mask = SUIT_MASK[trump]
+    beat = ZERO
+    if ntrick:
+        beat = STRONGER[win]
+        if win // NUM_RANKS != trump:
+            beat |= trump_mask
+    n = 0
+    while reps:
+        c = lowest_card(reps)
+        reps &= reps - ONE
+        bit = BIT[c]
+        is_trump = 1 if bit & trump_mask else 0
+        if ntrick:
+            # Follower: cheapest winner (plain before trump), then losers (honours last, trumps late).
+            if bit & beat:
+                key = is_trump * 64 + (63 - c)
+            else:
+                key = 1000 + (200 if bit & honours else 0) + is_trump * 64 + (63 - c)
+        else:
+            # Leader: masters (no stronger live card elsewhere) first, then by strength.
+            key = (0 if others & STRONGER[c] == ZERO else 100) + c % NUM_RANKS
+        if c == hint:
+            key = -1
+        # Insertion sort by key (at most 12 cards); ties keep card order.
+        j = n
+        while j > 0 and out[NUM_CARDS + j - 1] > key:
+            out[j] = out[j - 1]
+            out[NUM_CARDS + j] = out[NUM_CARDS + j - 1]
+            j -= 1
+        out[j] = c
+        out[NUM_CARDS + j] = key
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _tkey(cfg, tricks) -> int:
+    """What of the tricks won the future depends on: all of them, or (linear scoring) the capot state."""
+    if cfg[_LINEAR]:
+        t = tricks[cfg[_ME]]
+        total = tricks[0] + tricks[1] + tricks[2]
+        return 1 if t == total else (2 if t == 0 else 0)
+    return 1 + tricks[0] + 13 * tricks[1] + 169 * tricks[2]
+
+
+# Per-ply frame fields of the search stack (int64 and float64 rows).
+_N, _K, _SEAT, _NTRICK, _LEADER, _WIN, _WSEAT, _PLAYED, _CARD, _WON, _SLOT, _BOUND, _BESTC = range(13)
+_ALPHA, _BETA, _BEST, _A0, _B0, _R = range(6)
+
+
+@njit(cache=True)
+def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, only,
+                cfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp) -> float:
+    """Exact value for ``me`` of playing card ``only`` now: future honours and final trick score.
+
+    Alpha-beta over an explicit stack of plies (``si``/``sf``/``tr``/``skey``, one row a ply;
+    numba's cached code cannot call itself).  ``hands`` and ``tricks`` are changed and restored
+    around each card.  The transposition table is probed and stored at trick boundaries."""
+    P = cfg[_P]
+    me = cfg[_ME]
+    trump = cfg[_TRUMP]
+    # Ply 0: the root, with the one card to value.
+    d = 0
+    si[0, _NTRICK] = ntrick0
+    si[0, _LEADER] = leader0
+    si[0, _WIN] = win0
+    si[0, _WSEAT] = wseat0
+    si[0, _PLAYED] = played0
+    si[0, _SEAT] = (leader0 + ntrick0) % P
+    si[0, _N] = 1
+    si[0, _K] = 0
+    si[0, _BOUND] = 0
+    for j in range(3):
+        tr[0, j] = trick0[j]
+    moves[0, 0] = only
+    sf[0, _ALPHA] = -np.inf
+    sf[0, _BETA] = np.inf
+    sf[0, _BEST] = -np.inf if si[0, _SEAT] == me else np.inf
+    while True:
+        if si[d, _K] < si[d, _N] and sf[d, _ALPHA] < sf[d, _BETA]:
+            # Play the next card of ply d; ply d + 1 is the position after it.
+            c = moves[d, si[d, _K]]
+            si[d, _K] += 1
+            seat = si[d, _SEAT]
+            ntrick = si[d, _NTRICK]
+            hands[seat] &= ~BIT[c]
+            win, wseat = si[d, _WIN], si[d, _WSEAT]
+            if ntrick == 0 or beats(c, win, trump):
+                win, wseat = c, seat
+            e = d + 1
+            for j in range(3):
+                tr[e, j] = tr[d, j]
+            tr[e, ntrick] = c
+            si[e, _CARD] = c
+            r = 0.0
+            if ntrick + 1 < P:
+                si[e, _NTRICK] = ntrick + 1
+                si[e, _LEADER] = si[d, _LEADER]
+                si[e, _WIN] = win
+                si[e, _WSEAT] = wseat
+                si[e, _PLAYED] = si[d, _PLAYED]
+                si[e, _WON] = -1
+            else:
+                mask = ZERO
+                for j in range(P):
+                    mask |= BIT[tr[e, j]]
+                hv = card_count(mask & honours) * 4.0
+                r = hv + fcfg[0] if wseat == me else -fcfg[1] * hv
+                tricks[wseat] += 1
+                si[e, _NTRICK] = 0
+                si[e, _LEADER] = wseat
+                si[e, _WIN] = 0
+                si[e, _WSEAT] = 0
+                si[e, _PLAYED] = si[d, _PLAYED] + 1
+                si[e, _WON] = wseat
+            sf[e, _R] = r
+            alpha = sf[d, _ALPHA] - r
+            beta = sf[d, _BETA] - r
+            d = e
+            # Enter ply d: a final position, a table hit, or a list of cards to search.
+            leader = si[d, _LEADER]
+            ntrick = si[d, _NTRICK]
+            si[d, _BOUND] = 0
+            if ntrick == 0 and hands[leader] == ZERO:
+                v = final[tricks[0], tricks[1], tricks[2]]
+            else:
+                hit = False
+                v = 0.0
+                hint = -1
+                if ntrick == 0:
+                    key2 = hands[2] | (np.uint64(_tkey(cfg, tricks) * 4 + leader) << _POS_SHIFT)
+                    h = (hands[0] * _HASH_A) ^ (hands[1] * _HASH_B) ^ (key2 * _HASH_C)
+                    slot = np.int64(h >> _SHIFT)
+                    word = tt[slot, 3]
+                    if (word >> _STAMP_SHIFT == np.uint64(stamp) and tt[slot, 0] == hands[0]
+                            and tt[slot, 1] == hands[1] and tt[slot, 2] & _KEY_BITS == key2):
+                        hint = np.int64(tt[slot, 2] >> _HINT_SHIFT) - 1
+                        v = (np.int64(word & _LOW32) - _BIAS) * 0.5
+                        flag = np.int64((word >> _FLAG_SHIFT) & _LOW2)
+                        hit = flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha)
+                    si[d, _BOUND] = 1
+                    si[d, _SLOT] = slot
+                    skey[d] = key2
+                if not hit:
+                    seat = (leader + ntrick) % P
+                    led = tr[d, 0] // NUM_RANKS if ntrick else -1
+                    legal = legal_plays(hands[seat], led, si[d, _WIN], trump, si[d, _PLAYED] == 0, cfg[_BEAT] != 0,
+                                        cfg[_MTRUMP] != 0, cfg[_OVER] != 0, cfg[_FIRST] != 0)
+                    si[d, _N] = _ordered_moves(hands, P, seat, legal, tr[d], ntrick, si[d, _WIN], trump, honours, hint,
+                                               moves[d])
+                    si[d, _K] = 0
+                    si[d, _SEAT] = seat
+                    sf[d, _ALPHA] = alpha
+                    sf[d, _BETA] = beta
+                    sf[d, _A0] = alpha
+                    sf[d, _B0] = beta
+                    sf[d, _BEST] = -np.inf if seat == me else np.inf
+                    si[d, _BESTC] = -1
+                    continue
+        else:
+            # Ply d is searched: its value, into the table at a trick boundary.
+            v = sf[d, _BEST]
+            if si[d, _BOUND]:
+                slot = si[d, _SLOT]
+                flag = EXACT
+                if v <= sf[d, _A0]:
+                    flag = UPPER
+                elif v >= sf[d, _B0]:
+                    flag = LOWER
+                tt[slot, 0] = hands[0]
+                tt[slot, 1] = hands[1]
+                tt[slot, 2] = skey[d] | (np.uint64(si[d, _BESTC] + 1) << _HINT_SHIFT)
+                tt[slot, 3] = ((np.uint64(stamp) << _STAMP_SHIFT) | (np.uint64(flag) << _FLAG_SHIFT)
+                               | np.uint64(np.int64(v * 2.0) + _BIAS))
+            if d == 0:
+                return v
+        # Back to ply d - 1: take the card back, fold the value in.
+        won = si[d, _WON]
+        if won >= 0:
+            tricks[won] -= 1
+        v += sf[d, _R]
+        c = si[d, _CARD]
+        d -= 1
+        seat = si[d, _SEAT]
+        hands[seat] |= BIT[c]
+        if seat == me:
+            if v > sf[d, _BEST]:
+                sf[d, _BEST] = v
+                si[d, _BESTC] = c
+                if v > sf[d, _ALPHA]:
+                    sf[d, _ALPHA] = v
+        elif v < sf[d, _BEST]:
+            sf[d, _BEST] = v
+            si[d, _BESTC] = c
+            if v < sf[d, _BETA]:
+                sf[d, _BETA] = v
+
+
+@njit(cache=True)
+def _root_values(hands, leader, trick0, ntrick, tricks0, played, cfg, fcfg, honours, final, tt,
+                 moves, si, sf, tr, skey, stamp, out) -> None:
+    """Exact value of every legal card of the seat to play into ``out`` (NaN for the others)."""
+    P = cfg[_P]
+    trump = cfg[_TRUMP]
+    trick = np.zeros(3, dtype=np.int64)
+    tricks = tricks0.copy()
+    win, win_seat = 0, 0
+    for k in range(ntrick):
+        trick[k] = trick0[k]
+        if k == 0 or beats(trick0[k], win, trump):
+            win, win_seat = trick0[k], (leader + k) % P
+    seat = (leader + ntrick) % P
+    led = trick[0] // NUM_RANKS if ntrick else -1
+    legal = legal_plays(hands[seat], led, win, trump, played == 0, cfg[_BEAT] != 0, cfg[_MTRUMP] != 0,
+                        cfg[_OVER] != 0, cfg[_FIRST] != 0)
+    order = np.zeros(2 * NUM_CARDS, dtype=np.int64)
+    n = _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, -1, order)
+    out[:] = np.nan
+    offset = fcfg[0] * (tricks0[cfg[_ME]] - 6) if cfg[_LINEAR] else 0.0
+    for k in range(n):
+        c = order[k]
+        out[c] = _play_value(hands, tricks, trick, ntrick, leader, win, win_seat, played, c, cfg, fcfg, honours,
+                             final, tt, moves, si, sf, tr, skey, stamp) + offset
+    # Equivalent cards share the value of their run's head: the nearest stronger legal card.
+    rest = legal
+    prev = -1
+    while rest:
+        c = lowest_card(rest)
+        rest &= rest - ONE
+        if np.isnan(out[c]):
+            out[c] = out[prev]
+        prev = c
+
+
+@njit(cache=True)
+def _solve_chunk(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
+                 moves, si, sf, tr, skey, stamp, t, chunks, out) -> None:
+    """Root values of worlds ``t, t + chunks, ...`` with table and stack ``t``."""
+    for i in range(t, worlds.shape[0], chunks):
+        _root_values(worlds[i], leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt[t],
+                     moves[t], si[t], sf[t], tr[t], skey[t], stamp + i, out[i])
+
+
+@njit(cache=True)
+def _solve_serial(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
+                  moves, si, sf, tr, skey, stamp, chunks, out) -> None:
+    """Every world's root values, one after the other (no thread pool to wake: the cheap path)."""
+    _solve_chunk(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
+                 moves, si, sf, tr, skey, stamp, 0, 1, out)
+
+
+@njit(cache=True, parallel=True)
+def _solve_parallel(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
+                    moves, si, sf, tr, skey, stamp, chunks, out) -> None:
+    """Every world's root values, ``chunks`` threads (world ``i`` in chunk ``i % chunks``)."""
+    for t in prange(chunks):
+        _solve_chunk(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
+                     moves, si, sf, tr, skey, stamp, t, chunks, out)
+
+
+class _Tables:
+    """Per-thread search memory, allocated once per process and reused (a stamp per solve
+    tells this solve's table entries from older ones, so nothing is cleared between solves)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.chunks = 0
+        self.stamp = 1
+        self._allocate(1)
+
+    def _allocate(self, chunks: int) -> None:
+        self.chunks = chunks
+        self.tt = np.zeros((chunks, 1 << TT_BITS, 4), dtype=np.uint64)
+        self.moves = np.zeros((chunks, MAX_DEPTH, 2 * NUM_CARDS), dtype=np.int64)
+        self.si = np.zeros((chunks, MAX_DEPTH, 13), dtype=np.int64)
+        self.sf = np.zeros((chunks, MAX_DEPTH, 6), dtype=np.float64)
+        self.tr = np.zeros((chunks, MAX_DEPTH, 3), dtype=np.int64)
+        self.skey = np.zeros((chunks, MAX_DEPTH), dtype=np.uint64)
+
+    def reserve(self, chunks: int, solves: int) -> int:
+        """Make room for ``chunks`` tables and claim ``solves`` fresh stamps; the first stamp."""
+        if self.chunks < chunks:
+            self._allocate(chunks)
+        if self.stamp + solves >= MAX_STAMP:  # stamps run out: start over on cleared tables
+            self.tt[:] = 0
+            self.stamp = 1
+        first = self.stamp
+        self.stamp += solves
+        return first
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return self.tt, self.moves, self.si, self.sf, self.tr, self.skey
+
+
+_TABLES = _Tables()
+
+
+@functools.lru_cache(maxsize=256)
+def _tables(rules: Rules, trump: int, me: int) -> tuple[np.uint64, np.ndarray, np.ndarray, np.ndarray]:
+    """The solver's constants for these rules, trump and seat: the honours mask, the int and
+    float settings and the final trick score for ``me`` by tricks won (built once, read-only)."""
+    P = rules.players
+    honours = np.uint64(sum(1 << (trump * NUM_RANKS + rank_index(r, P)) for r in rules.honour_ranks))
+    linear = P == 2 and rules.trick_scoring in ("excess", "difference") and (
+        rules.trick_scoring == "difference" or rules.trick_quota == 6)
+    per_trick = 0.0
+    capot_extra = 0.0
+    if linear:
+        per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
+        capot_extra = trick_score(rules, (12, 0))[0] - 6 * per_trick
+    share = 1.0 if P == 2 else 1.0 / (P - 1)
+    cfg = np.array([P, trump, me, rules.must_beat, rules.must_trump, rules.overtrump, rules.first_lead_trump,
+                    linear], dtype=np.int64)
+    fcfg = np.array([per_trick, share], dtype=np.float64)
+    # The final trick score for me, by tricks won (seats beyond P stay at 0 tricks).
+    final = np.zeros((13, 13, 13), dtype=np.float64)
+    for t0 in range(13):
+        for t1 in range(13 - t0):
+            for t2 in range(13 - t0 - t1) if P == 3 else (0,):
+                tricks = (t0, t1, t2)[:P]
+                if linear:
+                    t = tricks[me]
+                    v = capot_extra if t == 12 else (-capot_extra if t == 0 else 0.0)
+                else:
+                    s = trick_score(rules, tricks)
+                    v = s[me] - share * (sum(s) - s[me])
+                final[t0, t1, t2] = v
+    if not np.array_equal(final * 2, np.round(final * 2)):  # integer rule fields always pass
+        raise ValueError("the compiled solver's table holds values in halves; these rules score other fractions")
+    for a in (cfg, fcfg, final):
+        a.flags.writeable = False
+    return honours, cfg, fcfg, final
+
+
+class CompiledSolver:
+    """Exact play-out values under ``rules`` with trump suit ``trump``; ``me`` is the seat that
+    maximises.  The interface and the values of :class:`agents.solver.Solver`."""
+
+    def __init__(self, rules: Rules, trump: int, me: int = 0):
+        if not 0 <= trump < 4:
+            raise ValueError(f"trump must be a suit index 0..3, got {trump}")
+        if not 0 <= me < rules.players:
+            raise ValueError(f"me must be a seat 0..{rules.players - 1}, got {me}")
+        self.rules = rules
+        self.P = rules.players
+        self.trump = trump
+        self.me = me
+        self.honours, self.cfg, self.fcfg, self.final = _tables(rules, trump, me)
+
+    def _position(self, leader: int, trick, tricks, played: int):
+        P = self.P
+        if len(tricks) != P or sum(tricks) != played or not 0 <= played < 12 or not 0 <= len(trick) < P:
+            raise ValueError(f"inconsistent position: tricks won {tuple(tricks)} by {P} seats, {played} tricks "
+                             f"played, {len(trick)} cards in the trick")
+        seat = (leader + len(trick)) % P
+        if seat != self.me:
+            raise ValueError(f"seat {seat} is to play, the solver plays for seat {self.me}")
+        trick_arr = np.zeros(3, dtype=np.int64)
+        trick_arr[: len(trick)] = trick
+        tricks_arr = np.zeros(3, dtype=np.int64)
+        tricks_arr[:P] = tricks
+        return trick_arr, len(trick), tricks_arr
+
+    def values(self, worlds: np.ndarray, leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
+               played: int, threads: int = 1) -> np.ndarray:
+        """``(n, 36)`` values of every legal card (NaN for the others) in each of ``n`` deals
+        ``worlds`` (``(n, P)`` hands as uint64 masks by seat), all at the same position."""
+        worlds = np.ascontiguousarray(worlds, dtype=np.uint64)
+        if worlds.ndim != 2 or worlds.shape[1] != self.P:
+            raise ValueError(f"worlds must be (n, {self.P}) hands, got shape {worlds.shape}")
+        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS} (the cores numba "
+                             f"may use, NUMBA_NUM_THREADS), got {threads}")
+        full = np.zeros((len(worlds), 3), dtype=np.uint64)
+        full[:, : self.P] = worlds
+        trick_arr, ntrick, tricks_arr = self._position(leader, trick, tricks, played)
+        out = np.empty((len(worlds), NUM_CARDS), dtype=np.float64)
+        chunks = max(1, min(threads, len(worlds)))
+        with _TABLES.lock:
+            stamp = _TABLES.reserve(chunks, len(worlds))
+            solve = _solve_serial
+            if chunks > 1:
+                solve = _solve_parallel
+                previous = numba.get_num_threads()
+                numba.set_num_threads(min(chunks, numba.config.NUMBA_NUM_THREADS))
+            try:
+                if numba.config.DISABLE_JIT:  # plain Python on numpy scalars: hashes wrap around with a warning
+                    with np.errstate(over="ignore"):
+                        solve(full, leader, trick_arr, ntrick, tricks_arr, played, self.cfg, self.fcfg, self.honours,
+                              self.final, *_TABLES.arrays(), stamp, chunks, out)
+                else:
+                    solve(full, leader, trick_arr, ntrick, tricks_arr, played, self.cfg, self.fcfg, self.honours,
+                          self.final, *_TABLES.arrays(), stamp, chunks, out)
+            finally:
+                if chunks > 1:
+                    numba.set_num_threads(previous)
+        return out
+
+    def move_values(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
+                    played: int) -> dict[int, float]:
+        """Exact value for ``me`` of every legal card of the seat to play (which must be ``me``):
+        :meth:`agents.solver.Solver.move_values`."""
+        world = np.array([[int(h) for h in hands]], dtype=np.uint64)
+        row = self.values(world, leader, trick, tricks, played)[0]
+        return {int(c): float(row[c]) for c in np.flatnonzero(~np.isnan(row))}
+
+
+__all__ = ["CompiledSolver", "equivalent_heads"]
