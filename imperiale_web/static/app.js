@@ -101,7 +101,7 @@ function eventsBlock(s) {
 }
 
 function header(s) {
-  return el("div", {}, `${s.preset} · deal ${s.deal + 1} · trump ${SUIT_SIGNS[s.trump]} ${s.trump_name} · turned `,
+  return el("div", { class: "head" }, `${s.preset} · deal ${s.deal + 1} · trump ${SUIT_SIGNS[s.trump]} ${s.trump_name} · turned `,
             card(s.turned, { small: true }), ` · target ${s.target} impériales`);
 }
 
