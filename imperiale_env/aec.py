@@ -32,7 +32,8 @@ Arguments of `env(...)` / `raw_env(...)`:
 * `start`: for `episode="deal"` only, the score the deal starts from:
   `dict(imperiales=[..], points=[..], dealer=k)` (each key optional: 0, 0, the seeded dealer).
   `reset(options={"start": {...}})` overrides it for one episode; other option keys are ignored.
-* `render_mode`: `None`, `"ansi"` (`render()` returns the table as a string) or `"human"`
+* `render_mode`: `None`, `"ansi"` (`render()` returns the table as a string), `"rgb_array"`
+  (an image of it, `(400, 960, 3)` uint8, :mod:`imperiale_env.render_image`) or `"human"`
   (prints it after every step and on `render()`).
 
 `env()` wraps `raw_env` in `TerminateIllegalWrapper(illegal_reward=-1)`,
@@ -116,7 +117,7 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     """L'Impériale as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"name": "imperiale_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+    metadata = {"name": "imperiale_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(
@@ -132,7 +133,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.episode = check_episode(episode)
         self.start = check_start(self.rules, start, self.episode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
         P = self.rules.players
         self._game = BatchGame(self.rules, 1, single_deal=self.episode == "deal", record_events=True)
@@ -246,7 +247,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
 
     # ------------------------------------------------------------------ rendering
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return present(self.render_mode, self._table)
 
     def _table(self) -> str:

@@ -35,7 +35,8 @@ Arguments:
 * ``episode``: ``"game"`` (default) or ``"deal"``; ``start``: for ``"deal"``, the score it
   starts from, ``dict(imperiales=[..], points=[..], dealer=k)``; ``reset(options={"start":
   ...})`` overrides it for one episode.
-* ``render_mode``: ``None``, ``"ansi"`` (a string) or ``"human"`` (printed).
+* ``render_mode``: ``None``, ``"ansi"`` (a string), ``"rgb_array"`` (an image of the table,
+  ``(400, 960, 3)`` uint8, :mod:`imperiale_env.render_image`) or ``"human"`` (printed).
 
 ``reset`` calls ``super().reset(seed=seed)`` and deals from :attr:`np_random`; the engine
 game seed is :attr:`ImperialeEnv.game_seed` (and ``info["game_seed"]``): the reference
@@ -71,7 +72,7 @@ Opponent = Callable[[np.ndarray, np.ndarray], int] | Any
 class ImperialeEnv(gymnasium.Env):
     """One seat of L'Impériale against a fixed opponent (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -91,7 +92,7 @@ class ImperialeEnv(gymnasium.Env):
         self.episode = check_episode(episode)
         self.start = check_start(self.rules, start, self.episode)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {render_mode!r}")
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -229,7 +230,7 @@ class ImperialeEnv(gymnasium.Env):
         rows = np.concatenate([self._events, rows])
         self._events = rows[rows[:, 1] >= int(self._game.deal_index[0]) - 1]
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return present(self.render_mode, self._table)
 
     def _table(self) -> str:
