@@ -97,9 +97,11 @@ def create_app(records: str | os.PathLike[str] | None = None) -> Flask:
 
     @app.get("/api/options")
     def options():
-        return jsonify(presets=list(PRESET_NAMES),
-                       agents=["heuristic", "random", "pimc:8", "pimc:16:6", "champion", "neural:PATH"],
-                       records=folder is not None)
+        from agents.base import AGENT_KINDS
+
+        examples = ["heuristic", "random", "pimc:8", "pimc:16:6", "neural:PATH"]
+        examples += [k for k in AGENT_KINDS if k not in ("heuristic", "random", "pimc", "neural", "human")]
+        return jsonify(presets=list(PRESET_NAMES), agents=examples, records=folder is not None)
 
     @app.post("/api/games")
     def new_game():
@@ -179,17 +181,28 @@ def create_app(records: str | os.PathLike[str] | None = None) -> Flask:
 
 def serve(host: str = "127.0.0.1", port: int = 8000, records: str | None = None) -> None:
     """Run the web table until interrupted; options are checked before anything starts."""
-    from imperiale_env.inputs import InputError
-
     if not 1 <= port <= 65535:
         raise ServeError(f"--port must be from 1 to 65535, got {port}")
     if not host.strip():
         raise ServeError("--host is empty: give an address such as 127.0.0.1")
     if records is not None and not Path(records).is_dir():
         raise ServeError(f"--records {records!r} is not a folder")
+    import socket
+
+    from werkzeug.serving import make_server
+
+    try:  # werkzeug exits the process on a busy port: check first, for a clear error
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+        server = make_server(host, port, create_app(records), threaded=True)
+    except OSError as exc:
+        raise ServeError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+    print(f"imperiale: the table is at http://{host}:{server.server_port}/ (Ctrl-C to stop)", flush=True)
     try:
-        app = create_app(records)
-        print(f"imperiale: the table is at http://{host}:{port}/ (Ctrl-C to stop)")
-        app.run(host=host, port=port, threaded=True)
-    except (OSError, InputError) as exc:
-        raise ServeError(f"cannot serve on {host}:{port}: {exc}") from None
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

@@ -123,3 +123,37 @@ def test_records_folder_is_the_only_place_read(tmp_path):
     assert client.get("/api/records/one.json").status_code == 200
     assert client.get("/api/nothing").status_code == 404
     assert client.get("/").status_code == 200 and b"app.js" in client.get("/").data
+
+
+def test_serve_command_binds_localhost_and_refuses_a_busy_port(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "imperiale_env.cli", "serve", "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "127.0.0.1" in server.stdout.readline()
+        for _ in range(50):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options", timeout=5) as answer:
+                    assert json.loads(answer.read())["presets"]
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the server did not answer")
+        busy = subprocess.run([sys.executable, "-m", "imperiale_env.cli", "serve", "--port", str(port)],
+                              capture_output=True, text=True, timeout=60)
+        assert busy.returncode == 2 and "cannot serve on 127.0.0.1" in busy.stderr
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    bad = subprocess.run([sys.executable, "-m", "imperiale_env.cli", "serve", "--port", "70000"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--port must be from 1 to 65535" in bad.stderr
