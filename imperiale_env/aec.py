@@ -32,8 +32,9 @@ Arguments of `env(...)` / `raw_env(...)`:
 * `start`: for `episode="deal"` only, the score the deal starts from:
   `dict(imperiales=[..], points=[..], dealer=k)` (each key optional: 0, 0, the seeded dealer).
   `reset(options={"start": {...}})` overrides it for one episode; any other option key is
-  refused (`ValueError`).  `reset(seed=...)` takes an integer in `[0, 2**63)`.
-* `render_mode`: `None`, `"ansi"` (`render()` returns the table as a string) or `"human"`
+  warned about and ignored.  `reset(seed=...)` takes an integer in `[0, 2**63)`.
+* `render_mode`: `None`, `"ansi"` (`render()` returns the table as a string), `"rgb_array"`
+  (an image of it, `(400, 960, 3)` uint8, :mod:`imperiale_env.render_image`) or `"human"`
   (prints it after every step and on `render()`).
 
 `env()` wraps `raw_env` in `TerminateIllegalWrapper(illegal_reward=-1)`,
@@ -146,7 +147,7 @@ class _CheckedAction(wrappers.AssertOutOfBoundsWrapper):
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     """L'Impériale as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"name": "imperiale_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+    metadata = {"name": "imperiale_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(
@@ -289,7 +290,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
 
     # ------------------------------------------------------------------ rendering
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return present(self.render_mode, self._table)
 
     def _table(self) -> str:

@@ -255,6 +255,53 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return 130 if result.status == "interrupted" else 0
 
 
+def _cmd_analyse(args: argparse.Namespace) -> int:
+    """``imperiale analyse``: every input is checked before the (long) analysis starts."""
+    from agents.analysis import MAX_SAMPLES, analyse_record, report_text
+
+    from .inputs import InputError, input_file, output_file, seed
+    from .records import RecordError, load_records
+
+    try:
+        path = input_file(args.record, "record file")
+        if not 1 <= args.samples <= MAX_SAMPLES:
+            raise InputError(f"--samples must be from 1 to {MAX_SAMPLES}, got {args.samples}")
+        if args.horizon is not None and not 1 <= args.horizon <= 12:
+            raise InputError(f"--horizon must be from 1 to 12 tricks, got {args.horizon}")
+        seed(args.seed, "--seed")
+        out = output_file(args.out, "--out file", may_exist=False) if args.out else None
+        records = load_records(path)
+        if len(records) != 1:
+            raise InputError(f"{path} holds {len(records)} records; analyse takes a file with one record")
+        analysis = analyse_record(records[0], samples=args.samples, seed=args.seed, horizon=args.horizon)
+    except (InputError, RecordError) as exc:
+        _error("analyse", str(exc))
+        return 2
+    except OSError as exc:
+        _error("analyse", f"cannot read {args.record}: {exc.strerror or exc}")
+        return 2
+    print(report_text(analysis))
+    if out is not None:
+        out.write_text(json.dumps(analysis, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    """``imperiale serve``: the web table (needs the ``web`` extra: Flask)."""
+    try:
+        from imperiale_web.app import ServeError, serve
+    except ModuleNotFoundError as exc:
+        _error("serve", f"the web table needs Flask ({exc}); pip install -e '.[web]'")
+        return 1
+    try:
+        serve(host=args.host, port=args.port, records=args.records)
+    except ServeError as exc:
+        _error("serve", str(exc))
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``imperiale`` command."""
     parser = argparse.ArgumentParser(prog=PROG, description="L'Impériale: engine, agents and training.")
@@ -331,6 +378,20 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, default=0, metavar="N", help="your seat, 0 .. players-1 (default 0)")
     play.add_argument("--save", metavar="FILE",
                       help="write the game record to FILE: a new .json file, or a .jsonl file to append to")
+
+    analyse = add("analyse", "value every decision of a record (open-hand solver and pimc) and mark the losses",
+                  _cmd_analyse)
+    analyse.add_argument("record", metavar="RECORD", help="a record file (.json, or .jsonl holding one record)")
+    analyse.add_argument("--samples", type=int, default=8, metavar="N", help="pimc samples per decision (default 8)")
+    analyse.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the pimc samples (default 0)")
+    analyse.add_argument("--horizon", type=int, metavar="K",
+                         help="value cards only with at most K tricks left (default 12 with two players, 6 with three)")
+    analyse.add_argument("--out", metavar="FILE", help="write the annotated record (JSON) to FILE (a new file)")
+
+    serve = add("serve", "the card table in a web browser: play, replay and analyse", _cmd_serve)
+    serve.add_argument("--port", type=int, default=8000, metavar="PORT", help="port (default 8000)")
+    serve.add_argument("--host", default="127.0.0.1", metavar="HOST", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--records", metavar="DIR", help="a folder of records to offer for replay")
 
     return parser
 

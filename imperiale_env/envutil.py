@@ -17,7 +17,7 @@ from .rules import Rules
 
 EPISODES = ("game", "deal")
 START_KEYS = ("imperiales", "points", "dealer")
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 RESET_OPTIONS = ("start",)
 PASSED_THROUGH = ("reset_mask",)  # Gymnasium's vector envs hand their own options to each env
 
@@ -30,7 +30,7 @@ def check_episode(episode: Any) -> str:
 
 def check_render_mode(render_mode: Any) -> str | None:
     if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in RENDER_MODES):
-        raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {reprlib.repr(render_mode)}")
+        raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', got {reprlib.repr(render_mode)}")
     return render_mode
 
 

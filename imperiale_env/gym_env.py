@@ -41,7 +41,8 @@ Arguments:
 * ``episode``: ``"game"`` (default) or ``"deal"``; ``start``: for ``"deal"``, the score it
   starts from, ``dict(imperiales=[..], points=[..], dealer=k)``; ``reset(options={"start":
   ...})`` overrides it for one episode.
-* ``render_mode``: ``None``, ``"ansi"`` (a string) or ``"human"`` (printed).
+* ``render_mode``: ``None``, ``"ansi"`` (a string), ``"rgb_array"`` (an image of the table,
+  ``(400, 960, 3)`` uint8, :mod:`imperiale_env.render_image`) or ``"human"`` (printed).
 
 A bad argument raises ``ValueError`` (``TypeError`` for the opponent, ``RulesError`` for the
 rules) naming it and what is allowed.  ``reset(seed=...)`` takes an integer in ``[0, 2**63)``;
@@ -93,7 +94,7 @@ Opponent = Callable[[np.ndarray, np.ndarray], int] | Any
 class ImperialeEnv(gymnasium.Env):
     """One seat of L'Impériale against a fixed opponent (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -251,7 +252,7 @@ class ImperialeEnv(gymnasium.Env):
         rows = np.concatenate([self._events, rows])
         self._events = rows[rows[:, 1] >= int(self._game.deal_index[0]) - 1]
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return present(self.render_mode, self._table)
 
     def _table(self) -> str:

@@ -187,14 +187,18 @@ def _decision_text(game: BatchGame, i: int, kind: int) -> str:
     return "play one of " + " ".join(act.describe(int(a)) for a in legal)
 
 
-def present(render_mode: str | None, table: Callable[[], str]) -> str | None:
+def present(render_mode: str | None, table: Callable[[], str]) -> str | np.ndarray | None:
     """The environments' ``render()``: warn without a render mode, return the table for
-    ``"ansi"``, print it for ``"human"``."""
+    ``"ansi"``, its image for ``"rgb_array"`` (:mod:`imperiale_env.render_image`), print it for ``"human"``."""
     if render_mode is None:
         gymnasium.logger.warn("You are calling render method without specifying any render mode.")
         return None
     text = table()
     if render_mode == "ansi":
         return text
+    if render_mode == "rgb_array":
+        from .render_image import text_image
+
+        return text_image(text)
     print(text + "\n")
     return None

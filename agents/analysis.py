@@ -1,0 +1,424 @@
+"""Analysis of a game record: the value of every legal action at every decision, and the loss of the move made.
+
+Two judges value each legal action of each decision, in **points** (a counter is 4, an
+impériale 24) for the acting player, as a difference: his gain minus the mean gain of the
+others over the rest of the deal.
+
+* ``solver`` (double dummy): every hand is known.  A card's value is the exact alpha-beta
+  value of the rest of the play (:class:`agents.solver.Solver`: honours captured and the
+  trick score; wipes, the target and the fallen impériale are not part of it).
+* ``pimc``: only what the acting player knows.  Deals of the hidden cards are sampled from his
+  observation (:func:`agents.pimc.sample_worlds`, which never sees the engine) and each is
+  solved as above; the value is the mean over the samples.
+
+A declaration (show or hide, the point or sink) is valued by playing it in the deal (the
+real one for ``solver``, each sampled one for ``pimc``) and letting every later declaration
+of the deal be answered as in the record (a question the record did not ask, in a sampled
+deal, is answered ``hide``; a point no longer legal is sunk).  Its value is the change of
+score (24 x impériales + points, wipes included) from the decision to the first card of
+the play, plus the open-hand value of the play from there.  Under open hands a declaration
+never changes the cards, so the play's value is the same for every option unless an option
+ends the deal or the game.  With the Foster timing the elder's first lead (the record's
+card) comes between the declarations.
+
+Each decision gets, per judge, the best value, the value of the action taken and the
+``loss`` (best minus taken, never negative).  Losses are summed per player over each deal
+and over the record.
+
+``horizon``: a card is valued only when at most ``horizon`` tricks are left in the deal (the
+current one included), and a declaration's play value only then too (it is otherwise left
+out: ``"playout": false``, the values being the declaration scores alone).  The pure-Python
+solver needs a fraction of a second for a whole two-player deal but minutes for an early
+three-player position, hence the defaults (12 tricks with two players, 6 with three).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from imperiale_env import actions as act
+from imperiale_env.actions import action_to_record
+from imperiale_env.cards import card_code
+from imperiale_env.game import Deal, Decision, Game
+from imperiale_env.records import game_from_record, replay_record
+from imperiale_env.rules import Rules
+from imperiale_env.twin import Twin
+
+from .pimc import position, sample_worlds
+from .solver import INF, Solver
+from .view import decode
+
+FORMAT = "imperiale-analysis/1"
+DEFAULT_SAMPLES = 8
+MAX_SAMPLES = 1000
+JUDGES = ("solver", "pimc")
+
+
+def default_horizon(players: int) -> int:
+    """Tricks left from which cards are valued by default (see the module docstring)."""
+    return 12 if players == 2 else 6
+
+
+# ---------------------------------------------------------------------- the open-hand value
+
+
+def _mask(cards) -> int:
+    out = 0
+    for c in cards:
+        out |= 1 << int(c)
+    return out
+
+
+def playout_value(rules: Rules, trump: int, hands: tuple[int, ...], leader: int, trick: tuple[int, ...],
+                  tricks: tuple[int, ...], played: int, me: int) -> float:
+    """Exact value for ``me`` of the rest of the play with every hand known, whoever is to play
+    (seats absolute; ``hands`` bitmasks; ``trick`` the cards of the current trick in play order)."""
+    if played >= 12:
+        return 0.0
+    solver = Solver(rules, trump, me=me)
+    seat = (leader + len(trick)) % rules.players
+    if seat == me:
+        return max(solver.move_values(hands, leader, trick, tricks, played).values())
+    win, win_seat = 0, 0
+    for k, c in enumerate(trick):
+        if k == 0 or solver.beats(c, win):
+            win, win_seat = c, (leader + k) % rules.players
+    value = solver.search(hands, leader, trick, win, win_seat, tricks, played, -INF, INF)
+    if solver.linear:  # the constant the linear scoring leaves out (as in Solver.move_values)
+        value += solver.per_trick * (tricks[me] - 6)
+    return float(value)
+
+
+def _game_playout(game: Game, me: int) -> float:
+    s = game.state
+    assert s is not None
+    hands = tuple(_mask(h) for h in s.hands)
+    return playout_value(game.rules, s.deal.trump, hands, s.leader,
+                         tuple(c for _, c in s.trick), tuple(s.tricks), s.tricks_played, me)
+
+
+# ---------------------------------------------------------------------- one deal, replayed with a policy
+
+
+@dataclass
+class DealPlan:
+    """What the record says of one deal, for replaying it in the real or a sampled deal."""
+
+    rules: Rules
+    start_imperiales: list[int]
+    start_points: list[int]
+    answers: dict[tuple[int, str, frozenset[int]], int] = field(default_factory=dict)
+    points: dict[int, int] = field(default_factory=dict)
+    first_lead: int | None = None
+
+    def answer(self, decision: Decision) -> int | None:
+        """The record's answer to a declaration decision (a default when it has none); for a
+        card, the record's first lead where declarations follow it (Foster), else ``None``: stop."""
+        if decision.kind == "question":
+            q = decision.question
+            assert q is not None
+            return self.answers.get((decision.player, q.kind, q.cards), act.HIDE)
+        if decision.kind == "point":
+            a = self.points.get(decision.player, act.SINK)
+            return a if a in decision.legal else act.SINK
+        return None
+
+    def start(self, deal: Deal) -> Game:
+        return Game(self.rules, dealer=deal.dealer, imperiales=self.start_imperiales, points=self.start_points,
+                    deals=lambda i, _d: deal if i == 0 else None, single_deal=True)
+
+
+def _score_vector(game: Game) -> np.ndarray:
+    return 24.0 * np.asarray(game.imperiales, dtype=float) + np.asarray(game.points, dtype=float)
+
+
+def _difference(delta: np.ndarray, me: int) -> float:
+    others = np.delete(delta, me)
+    return float(delta[me] - others.mean())
+
+
+def _is_first_lead_with_declarations_after(game: Game) -> bool:
+    s = game.state
+    return (game.rules.declaration_timing == "dealer_after_first_lead" and s is not None
+            and s.tricks_played == 0 and not s.trick)
+
+
+def declaration_values(plan: DealPlan, deal: Deal, prefix_turn: int, me: int, legal: list[int],
+                       horizon: int) -> tuple[dict[int, float], bool]:
+    """Values for ``me`` of each option of his ``prefix_turn``-th decision of ``deal`` (0-based),
+    the deal being replayed with ``plan``; and whether the play's value is included."""
+    values: dict[int, float] = {}
+    with_play = True
+    for option in legal:
+        game = plan.start(deal)
+        turns = 0
+        while True:  # up to the decision
+            d = game.decision
+            if d is None:
+                raise ValueError("the deal ended before the decision being analysed")
+            if d.player == me:
+                if turns == prefix_turn:
+                    break
+                turns += 1
+            game.step(_replay_action(plan, game, d))
+        before = _score_vector(game)
+        game.step(option)
+        while game.decision is not None:
+            d = game.decision
+            if d.kind == "play" and not _is_first_lead_with_declarations_after(game):
+                break
+            game.step(_replay_action(plan, game, d))
+        value = _difference(_score_vector(game) - before, me)
+        if game.decision is not None:
+            if 12 - game.state.tricks_played <= horizon:
+                value += _game_playout(game, me)
+            else:
+                with_play = False
+        values[option] = value
+    return values, with_play
+
+
+def _replay_action(plan: DealPlan, game: Game, d: Decision) -> int:
+    a = plan.answer(d)
+    if a is None:  # the Foster first lead before the dealer's declarations
+        a = plan.first_lead if plan.first_lead in d.legal else d.legal[0]
+    return a
+
+
+# ---------------------------------------------------------------------- sampled deals (pimc)
+
+
+def sampled_deals(obs: np.ndarray, rules: Rules, me: int, deal: Deal, samples: int,
+                  rng: np.random.Generator) -> list[tuple[Deal, tuple[int, ...]]]:
+    """Deals consistent with ``me``'s observation ``obs`` (one row): each as the dealt cards
+    (for replaying declarations) and the current hands (bitmasks by absolute seat)."""
+    P = rules.players
+    v = decode(obs)
+    worlds = sample_worlds(obs, rules, samples, rng)
+    out = []
+    for w in worlds:
+        now = [0] * P
+        dealt: list[frozenset[int]] = [frozenset()] * P
+        for rel in range(P):
+            seat = (me + rel) % P
+            held = np.flatnonzero(w[rel])
+            now[seat] = _mask(held)
+            dealt[seat] = frozenset(int(c) for c in held) | frozenset(int(c) for c in np.flatnonzero(v.played[0, rel]))
+        talon: tuple[int, ...] = ()
+        if P == 2:
+            used = set().union(*dealt) | {deal.turned}
+            talon = tuple(c for c in sorted(set(deal.talon) | set().union(*deal.hands)) if c not in used)
+        out.append((Deal(deal.dealer, tuple(dealt), deal.turned, talon), tuple(now)))
+    return out
+
+
+def pimc_card_values(obs: np.ndarray, rules: Rules, samples: int, rng: np.random.Generator) -> dict[int, float]:
+    """Mean open-hand value of each legal card over deals sampled from the observation alone."""
+    v = decode(obs)
+    worlds = sample_worlds(obs, rules, samples, rng)
+    leader, trick, tricks, played = position(v, 0, rules)
+    P = rules.players
+    total: dict[int, float] = {}
+    for w in worlds:
+        hands = tuple(_mask(np.flatnonzero(w[s])) for s in range(P))
+        for c, val in Solver(rules, int(v.trump[0]), me=0).move_values(hands, leader, trick, tricks, played).items():
+            total[c] = total.get(c, 0.0) + val
+    return {c: t / len(worlds) for c, t in total.items()}
+
+
+# ---------------------------------------------------------------------- the record
+
+
+@dataclass
+class _Point:
+    """One decision of the record, as the analysis needs it."""
+
+    deal: int
+    index: int
+    decision: Decision
+    action: int
+    obs: np.ndarray
+    turn: int  # how many decisions the player took before this one in the deal
+    hands: tuple[int, ...]
+    leader: int
+    trick: tuple[int, ...]
+    tricks: tuple[int, ...]
+    played: int
+
+
+def _walk(record: dict[str, Any]) -> tuple[Game, list[list[_Point]], list[DealPlan]]:
+    """Replay ``record`` (checked first: a bad record raises RecordError before any work)."""
+    played = game_from_record(record)
+    summary = replay_record(record)
+    twin = Twin.from_game(played)
+    rules = played.rules
+    points_by_deal: list[list[_Point]] = []
+    plans: list[DealPlan] = []
+    start_imp, start_pts = list(played.start_imperiales), list(played.start_points)
+    for d in range(len(record["deals"])):
+        if d > 0:
+            start_imp = summary["deals"][d - 1]["score"]["imperiales"]
+            start_pts = summary["deals"][d - 1]["score"]["points"]
+        plan = DealPlan(rules, list(start_imp), list(start_pts))
+        points: list[_Point] = []
+        turns = [0] * rules.players
+        state = twin.game.history[d]
+        for i, (player, action) in enumerate(played.history[d].actions):
+            game = twin.game
+            dec = game.decision
+            assert dec is not None and dec.player == player
+            s = game.state
+            obs, _mask_row = twin.observe()
+            if dec.kind == "question":
+                assert dec.question is not None
+                plan.answers[(player, dec.question.kind, dec.question.cards)] = action
+            elif dec.kind == "point":
+                plan.points[player] = action
+            elif s.tricks_played == 0 and not s.trick and plan.first_lead is None:
+                plan.first_lead = action
+            points.append(_Point(d, i, dec, action, obs.copy(), turns[player], tuple(_mask(h) for h in s.hands),
+                                 s.leader, tuple(c for _, c in s.trick),
+                                 tuple(s.tricks), s.tricks_played))
+            turns[player] += 1
+            twin.step(action)
+        assert twin.game.history[d] is state
+        points_by_deal.append(points)
+        plans.append(plan)
+    return played, points_by_deal, plans
+
+
+def _judge(values: dict[int, float] | None, action: int) -> dict[str, Any] | None:
+    if values is None:
+        return None
+    best = max(values.values())
+    chosen = values[action]
+    return {"best": best, "chosen": chosen, "loss": max(0.0, best - chosen),
+            "best_actions": [action_to_record(a) for a in sorted(values) if values[a] == best]}
+
+
+def analyse_record(record: dict[str, Any], samples: int = DEFAULT_SAMPLES, seed: int = 0,
+                   horizon: int | None = None) -> dict[str, Any]:
+    """The annotated record of ``record`` (see docs/annotated-records.md for every field)."""
+    played, points_by_deal, plans = _walk(record)
+    rules = played.rules
+    P = rules.players
+    horizon = default_horizon(P) if horizon is None else horizon
+    deals_out = []
+    game_loss = {j: [0.0] * P for j in JUDGES}
+    for d, points in enumerate(points_by_deal):
+        deal = played.history[d].deal
+        plan = plans[d]
+        deal_loss = {j: [0.0] * P for j in JUDGES}
+        decisions = []
+        for pt in points:
+            dec, p = pt.decision, pt.decision.player
+            rng = np.random.default_rng([seed, d, pt.index])
+            tricks_left = 12 - pt.played
+            note = None
+            playout = True
+            if dec.kind == "play":
+                if tricks_left <= horizon:
+                    solver = Solver(rules, deal.trump, me=p).move_values(pt.hands, pt.leader, pt.trick, pt.tricks,
+                                                                         pt.played)
+                    pimc = pimc_card_values(pt.obs, rules, samples, rng)
+                else:
+                    solver = pimc = None
+                    note = f"not valued: {tricks_left} tricks left, more than the horizon {horizon}"
+            else:
+                solver, playout = declaration_values(plan, deal, pt.turn, p, dec.legal, horizon)
+                pimc = _pimc_declaration(pt, plan, deal, rules, samples, rng, horizon)
+            judged = {"solver": _judge(solver, pt.action), "pimc": _judge(pimc, pt.action)}
+            for j in JUDGES:
+                if judged[j] is not None:
+                    deal_loss[j][p] += judged[j]["loss"]
+            decisions.append({
+                "index": pt.index,
+                "player": p,
+                "kind": dec.kind,
+                "question": None if dec.question is None else {
+                    "kind": dec.question.kind, "cards": [card_code(c) for c in sorted(dec.question.cards)]},
+                "action": action_to_record(pt.action),
+                "tricks_left": tricks_left,
+                "trick": [card_code(c) for c in pt.trick],
+                "playout": playout if solver is not None else None,
+                "note": note,
+                "values": [{"action": action_to_record(a),
+                            "solver": None if solver is None else solver[a],
+                            "pimc": None if pimc is None else pimc[a]} for a in dec.legal],
+                **judged,
+            })
+        for j in JUDGES:
+            for q in range(P):
+                game_loss[j][q] += deal_loss[j][q]
+        deals_out.append({"deal": d, "dealer": deal.dealer, "trump": "SHDC"[deal.trump],
+                          "decisions": decisions, "loss": deal_loss})
+    return {
+        "format": FORMAT,
+        "settings": {"samples": samples, "seed": seed, "horizon": horizon, "unit": "points"},
+        "record": record,
+        "replay": replay_record(record),
+        "deals": deals_out,
+        "loss": game_loss,
+    }
+
+
+def _pimc_declaration(pt: _Point, plan: DealPlan, deal: Deal, rules: Rules, samples: int,
+                      rng: np.random.Generator, horizon: int) -> dict[int, float]:
+    p = pt.decision.player
+    total: dict[int, float] = {}
+    worlds = sampled_deals(pt.obs, rules, p, deal, samples, rng)
+    for world, _now in worlds:
+        values, _ = declaration_values(plan, world, pt.turn, p, pt.decision.legal, horizon)
+        for a, v in values.items():
+            total[a] = total.get(a, 0.0) + v
+    return {a: t / len(worlds) for a, t in total.items()}
+
+
+# ---------------------------------------------------------------------- the readable report
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.1f}"
+
+
+def _act_text(a: dict[str, str]) -> str:
+    return " ".join(a.values())
+
+
+def report_text(analysis: dict[str, Any]) -> str:
+    """A readable report: each decision with the values of its options, the losses marked ``?``."""
+    s = analysis["settings"]
+    players = analysis["record"]["players"]
+    lines = [f"Analysis ({s['unit']} for the acting player; pimc with {s['samples']} samples, seed {s['seed']}, "
+             f"cards valued with at most {s['horizon']} tricks left)"]
+    for deal in analysis["deals"]:
+        lines.append("")
+        lines.append(f"Deal {deal['deal']} (dealer {deal['dealer']}, trump {deal['trump']})")
+        for dec in deal["decisions"]:
+            mark = "  "
+            sv, pv = dec["solver"], dec["pimc"]
+            if sv is not None and sv["loss"] > 1e-9:
+                mark = "??" if sv["loss"] >= 4 else "? "
+            head = f"{mark} #{dec['index']:<3} player {dec['player']} {_act_text(dec['action']):<9}"
+            if dec["note"]:
+                lines.append(f"{head} {dec['note']}")
+                continue
+            judged = []
+            for name, j in (("solver", sv), ("pimc", pv)):
+                if j is not None:
+                    judged.append(f"{name} {_fmt(j['chosen'])} (best {_fmt(j['best'])}, loss {j['loss']:.1f})")
+            options = ", ".join(f"{_act_text(v['action'])} {_fmt(v['solver'])}/{_fmt(v['pimc'])}"
+                                for v in dec["values"])
+            lines.append(f"{head} {'; '.join(judged)}  [{options}]")
+        lines.append("Loss in the deal: " + "; ".join(
+            f"{j} " + " ".join(f"p{q} {deal['loss'][j][q]:.1f}" for q in range(players)) for j in JUDGES))
+    lines.append("")
+    lines.append("Loss in the record: " + "; ".join(
+        f"{j} " + " ".join(f"p{q} {analysis['loss'][j][q]:.1f}" for q in range(players)) for j in JUDGES))
+    return "\n".join(lines)
+
+
+__all__ = ["FORMAT", "analyse_record", "declaration_values", "playout_value", "report_text"]

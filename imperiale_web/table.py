@@ -1,0 +1,174 @@
+"""A game between a person and bots, kept by the server, and the views the page draws.
+
+The server holds the whole game (a :class:`~imperiale_env.twin.Twin`: the reference engine
+and its batched copy).  :meth:`Table.view` is what the person may see: his own hand, the
+cards on the table, what was shown or won, the score; never a bot's hand.  The bots act from
+their observation only (``Twin.observe``), as in tournaments.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import numpy as np
+
+from agents.base import AgentError, make_agent
+from imperiale_env import actions as act
+from imperiale_env.cards import card_code, sort_for_display
+from imperiale_env.game import Decision, Game
+from imperiale_env.inputs import InputError
+from imperiale_env.inputs import seed as check_seed
+from imperiale_env.records import record_from_game
+from imperiale_env.render import QUESTION_WORDS, SUIT_NAMES
+from imperiale_env.rules import PRESET_NAMES, RulesError, make_rules
+from imperiale_env.twin import Twin
+
+
+class TableError(ValueError):
+    """Bad input from the page (an unknown preset or agent, an illegal move): a 4xx answer."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+def codes(cards) -> list[str]:
+    return [card_code(c) for c in sort_for_display(list(cards))]
+
+
+def words_of_events(events: list[dict[str, Any]], game: Game, names: list[str], human: int | None,
+                    trump: int) -> list[str]:
+    """Every score event in words (the sentences of the terminal game)."""
+    from imperiale_env.play import explain_events
+
+    return explain_events(events, game.rules, names, -1 if human is None else human, trump)
+
+
+def decision_view(d: Decision | None, trump: int, turned: int | None = None) -> dict[str, Any] | None:
+    """The pending decision as the page asks it: a question, the point, or a card."""
+    if d is None:
+        return None
+    out: dict[str, Any] = {"player": d.player, "kind": d.kind,
+                           "legal": [act.action_to_record(a) for a in d.legal]}
+    if d.kind == "question":
+        q = d.question
+        assert q is not None
+        what = QUESTION_WORDS[q.kind]
+        cards = "no K, Q or J in hand" if q.kind == "carte_blanche" else " ".join(codes(q.cards))
+        out["question"] = {"kind": q.kind, "cards": codes(q.cards), "text": f"Show or hide {what} ({cards})?"}
+    elif d.kind == "point":
+        out["text"] = "Declare your point (a suit you hold) or sink it."
+    else:
+        out["text"] = "Play a card."
+    return out
+
+
+def table_state(game: Game, names: list[str], *, viewer: int | None) -> dict[str, Any]:
+    """The table: with ``viewer`` a seat, only that seat's hand (the others as counts and the cards
+    they showed); with ``viewer=None`` (a replay) every hand."""
+    s = game.state
+    out: dict[str, Any] = {
+        "players": game.players, "names": names, "preset": game.rules.preset,
+        "target": game.rules.target_imperiales,
+        "imperiales": [int(x) for x in game.imperiales], "points": [int(x) for x in game.points],
+        "over": game.is_over, "winner": game.winner,
+    }
+    if s is None:
+        return out
+    trump = s.deal.trump
+    shown = [codes(r) for r in s.revealed]
+    out.update({
+        "deal": s.index, "dealer": s.deal.dealer, "trump": "SHDC"[trump], "trump_name": SUIT_NAMES[trump],
+        "turned": card_code(s.deal.turned), "tricks": list(s.tricks), "tricks_played": s.tricks_played,
+        "trick": [{"player": p, "card": card_code(c)} for p, c in s.trick],
+        "counts": [len(h) for h in s.hands], "shown": shown,
+        "hands": [codes(h) if viewer is None or p == viewer else None for p, h in enumerate(s.hands)],
+        "declared": [None if d is None else {"suit": "SHDC"[d[0]], "count": d[1], "value": d[2]}
+                     for d in s.declared_points],
+        "events": words_of_events(s.events, game, names, viewer, trump),
+        "decision": decision_view(game.decision, trump),
+    })
+    out["last_trick"] = _last_trick(s.actions, game.players, s.tricks_played)
+    if len(game.history) > 1:
+        before = game.history[-2]
+        out["last_deal_events"] = words_of_events(before.events, game, names, viewer, before.deal.trump)
+    return out
+
+
+def _last_trick(actions: list[tuple[int, int]], players: int, played: int) -> list[dict] | None:
+    """The cards of the last complete trick (shown while the next one starts)."""
+    if played == 0:
+        return None
+    cards = [(p, a) for p, a in actions if act.is_play(a)]
+    done = played * players
+    return [{"player": p, "card": card_code(c)} for p, c in cards[done - players : done]]
+
+
+class Table:
+    """One game: the person in ``seat``, the bot ``opponent`` in every other seat."""
+
+    def __init__(self, preset: Any, opponent: Any, seed: Any = None, seat: Any = 0):
+        if not isinstance(preset, str) or preset not in PRESET_NAMES:
+            raise TableError(f"unknown preset {preset!r} (allowed: {', '.join(PRESET_NAMES)})")
+        try:
+            self.rules = make_rules(preset)
+        except RulesError as exc:
+            raise TableError(str(exc)) from None
+        if not isinstance(opponent, str) or opponent.strip().partition(":")[0] == "human":
+            raise TableError(f"the opponent must be a bot's agent spec (heuristic, random, pimc:N, neural:PATH, ...), "
+                             f"got {opponent!r}")
+        try:
+            self.bot = make_agent(opponent, self.rules)
+        except AgentError as exc:
+            raise TableError(str(exc)) from None
+        try:
+            self.seed = secrets.randbelow(2**63) if seed is None else check_seed(seed)
+        except InputError as exc:
+            raise TableError(str(exc)) from None
+        P = self.rules.players
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < P:
+            raise TableError(f"seat must be an integer from 0 to {P - 1}, got {seat!r}")
+        self.seat = seat
+        self.opponent = opponent
+        self.names = ["You" if p == seat else f"Player {p}" for p in range(P)]
+        self.twin = Twin.new(self.rules, self.seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.bots_act()
+
+    @property
+    def game(self) -> Game:
+        return self.twin.game
+
+    def bots_act(self) -> None:
+        """The bots play until it is the person's turn or the game is over."""
+        while self.game.decision is not None and self.game.decision.player != self.seat:
+            obs, mask = self.twin.observe()
+            self.twin.step(int(self.bot.act(obs, mask, self.rng)[0]))
+
+    def play(self, action: Any) -> None:
+        """The person's move, ``{"act": ..., ...}`` as in records; refused unless legal now."""
+        d = self.game.decision
+        if d is None:
+            raise TableError("the game is over: no move is possible", 409)
+        if not isinstance(action, dict):
+            raise TableError(f"a move is an object like {{\"act\": \"play\", \"card\": \"KH\"}}, got {action!r}")
+        try:
+            a = act.action_from_record(action)
+        except (ValueError, TypeError) as exc:
+            raise TableError(f"malformed move {action!r}: {exc}") from None
+        if a not in d.legal:
+            legal = ", ".join(act.describe(x) for x in d.legal)
+            raise TableError(f"{act.describe(a)} is not legal now (legal: {legal})", 422)
+        self.twin.step(a)
+        self.bots_act()
+
+    def view(self) -> dict[str, Any]:
+        out = table_state(self.game, self.names, viewer=self.seat)
+        out.update({"seat": self.seat, "opponent": self.opponent, "seed": self.seed,
+                    "deals_history": [words_of_events(st.events, self.game, self.names, self.seat, st.deal.trump)
+                                      for st in self.game.history[:-1]]})
+        return out
+
+    def record(self) -> dict[str, Any]:
+        return record_from_game(self.game)

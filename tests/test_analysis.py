@@ -1,0 +1,165 @@
+"""`imperiale analyse`: values checked against an independent brute force over the reference engine."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.analysis import analyse_record, report_text
+from agents.heuristic import HeuristicAgent
+from imperiale_env import actions as act
+from imperiale_env.cli import main
+from imperiale_env.game import Game
+from imperiale_env.records import game_from_record, record_from_game
+from imperiale_env.twin import Twin
+
+
+def heuristic_deal(preset: str, seed: int, stop_tricks_left: int | None = None) -> Twin:
+    """A twin after the heuristic has played deal 0 (or up to ``stop_tricks_left`` tricks left)."""
+    rules = Game(preset).rules
+    twin = Twin.new(rules, seed)
+    agent, rng = HeuristicAgent(rules), np.random.default_rng(seed)
+    while twin.game.decision is not None and len(twin.game.history) == 1:
+        s = twin.game.state
+        if stop_tricks_left is not None and twin.game.decision.kind == "play" and not s.trick \
+                and 12 - s.tricks_played == stop_tricks_left:
+            break
+        obs, mask = twin.observe()
+        twin.step(int(agent.act(obs, mask, rng)[0]))
+    return twin
+
+
+def one_deal_record(game: Game) -> dict:
+    record = record_from_game(game)
+    record["deals"] = record["deals"][:1]
+    return record
+
+
+def _after_play_score(game: Game, me: int) -> float:
+    """Honours and tricks scored at the end of deal 0, ``me`` minus the mean of the others."""
+    gained = [0.0] * game.players
+    for e in game.history[0].events:
+        if e["event"] in ("honours", "tricks", "capot"):
+            gained[e["player"]] += e.get("points", 24 * e.get("imperiales", 0))
+    others = [g for q, g in enumerate(gained) if q != me]
+    return gained[me] - sum(others) / len(others)
+
+
+def brute_force(record: dict, me: int) -> float:
+    """Plain minimax (no pruning, no table, no shortcuts) over the reference engine: the
+    after-play score of ``me`` when ``me`` maximises and the others minimise."""
+    game = game_from_record(record)
+    d = game.decision
+    if d is None or len(game.history) > 1 or d.kind != "play":
+        return _after_play_score(game, me)
+    values = []
+    for a in d.legal:
+        child = json.loads(json.dumps(record))
+        child["deals"][0]["actions"].append({"player": d.player, **act.action_to_record(a)})
+        values.append(brute_force(child, me))
+    return max(values) if d.player == me else min(values)
+
+
+def test_blunder_is_flagged_with_the_loss_of_the_brute_force():
+    twin = heuristic_deal("academie", 13, stop_tricks_left=3)
+    record = one_deal_record(twin.game)
+    me = twin.game.decision.player
+    # Value every card of the position independently, then play the worst one.
+    options = {}
+    for a in twin.game.decision.legal:
+        child = json.loads(json.dumps(record))
+        child["deals"][0]["actions"].append({"player": me, **act.action_to_record(a)})
+        options[a] = brute_force(child, me)
+    worst = min(options, key=options.get)
+    assert max(options.values()) > options[worst], "the position must offer a blunder"
+    twin.step(worst)
+    blundered = one_deal_record(twin.game)
+    analysis = analyse_record(blundered, samples=2, seed=1, horizon=3)
+    decision = analysis["deals"][0]["decisions"][-1]
+    assert decision["action"] == act.action_to_record(worst) and decision["player"] == me
+    expected_loss = max(options.values()) - options[worst]
+    assert decision["solver"]["loss"] == pytest.approx(expected_loss)
+    # Value differences (not the levels: the solver counts the future only) agree card by card.
+    by_card = {v["action"]["card"]: v["solver"] for v in decision["values"]}
+    for a, v in options.items():
+        assert by_card[act.action_to_record(a)["card"]] - by_card[act.action_to_record(worst)["card"]] \
+            == pytest.approx(v - options[worst])
+    assert analysis["deals"][0]["loss"]["solver"][me] >= expected_loss
+    assert analysis["loss"]["solver"][me] == pytest.approx(analysis["deals"][0]["loss"]["solver"][me])
+    assert "??" in report_text(analysis)
+
+
+def test_forced_card_has_no_loss_and_is_the_best():
+    twin = heuristic_deal("academie", 4)
+    analysis = analyse_record(one_deal_record(twin.game), samples=2, seed=0, horizon=2)
+    decisions = analysis["deals"][0]["decisions"]
+    forced = [d for d in decisions if d["kind"] == "play" and len(d["values"]) == 1 and d["solver"] is not None]
+    assert forced, "the last trick's cards are forced"
+    for d in forced:
+        for judge in ("solver", "pimc"):
+            assert d[judge]["loss"] == 0.0
+            assert d[judge]["best_actions"] == [d["action"]]
+    # Cards outside the horizon are not valued, and say so.
+    early = [d for d in decisions if d["kind"] == "play" and d["tricks_left"] > 2]
+    assert early and all(d["solver"] is None and "horizon" in d["note"] for d in early)
+
+
+def test_single_best_card_matches_the_brute_force():
+    twin = heuristic_deal("academie", 7, stop_tricks_left=3)
+    record = one_deal_record(twin.game)
+    me = twin.game.decision.player
+    values = {}
+    for a in twin.game.decision.legal:
+        child = json.loads(json.dumps(record))
+        child["deals"][0]["actions"].append({"player": me, **act.action_to_record(a)})
+        values[a] = brute_force(child, me)
+    best = {act.action_to_record(a)["card"] for a, v in values.items() if v == max(values.values())}
+    twin.step(min(values, key=lambda a: -values[a]))
+    analysis = analyse_record(one_deal_record(twin.game), samples=2, seed=0, horizon=3)
+    decision = analysis["deals"][0]["decisions"][-1]
+    assert {b["card"] for b in decision["solver"]["best_actions"]} == best
+    assert decision["solver"]["loss"] == 0.0
+
+
+def test_declarations_are_valued_by_their_score():
+    twin = heuristic_deal("academie", 5)
+    analysis = analyse_record(one_deal_record(twin.game), samples=2, seed=0, horizon=1)
+    points = [d for d in analysis["deals"][0]["decisions"] if d["kind"] == "point"]
+    assert len(points) == 2
+    first = points[0]
+    # Sinking the point cannot be worth more than declaring the suit the record's winner used.
+    values = {json.dumps(v["action"]): v["solver"] for v in first["values"]}
+    assert values[json.dumps({"act": "sink"})] <= first["solver"]["best"]
+    assert first["playout"] is False  # the play is beyond the horizon: declaration scores only
+    assert all(v["pimc"] is not None for v in first["values"])
+
+
+def test_same_seed_same_analysis():
+    twin = heuristic_deal("academie", 6)
+    record = one_deal_record(twin.game)
+    a = analyse_record(record, samples=3, seed=9, horizon=2)
+    b = analyse_record(record, samples=3, seed=9, horizon=2)
+    assert a == b
+
+
+def test_cli_validates_before_work_and_never_overwrites(tmp_path, capsys):
+    twin = heuristic_deal("academie", 3)
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(one_deal_record(twin.game)))
+    out = tmp_path / "annotated.json"
+    assert main(["analyse", str(path), "--samples", "2", "--horizon", "1", "--out", str(out)]) == 0
+    written = json.loads(out.read_text())
+    assert written["format"] == "imperiale-analysis/1" and written["settings"]["samples"] == 2
+    before = out.read_text()
+    assert main(["analyse", str(path), "--out", str(out)]) == 2
+    assert "exists already" in capsys.readouterr().err and out.read_text() == before
+    assert main(["analyse", str(path), "--samples", "0"]) == 2
+    assert "--samples must be from 1" in capsys.readouterr().err
+    assert main(["analyse", str(tmp_path / "missing.json")]) == 2
+    assert "no such record file" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "imperiale-record/1"}')
+    assert main(["analyse", str(bad)]) == 2
+    assert "lacks" in capsys.readouterr().err

@@ -1,0 +1,159 @@
+"""The web table's JSON API through Flask's test client: honest games and 4xx answers for bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from imperiale_env.records import game_from_record, replay_record
+from imperiale_web.app import create_app
+
+
+@pytest.fixture
+def client(tmp_path):
+    return create_app(tmp_path).test_client()
+
+
+def _finish(client, game_id: str, state: dict) -> dict:
+    """Play the person's side with the first legal action until the game ends."""
+    for _ in range(5000):
+        if state["over"]:
+            return state
+        action = state["decision"]["legal"][0]
+        answer = client.post(f"/api/games/{game_id}/move", json={"action": action})
+        assert answer.status_code == 200, answer.json
+        state = answer.json["state"]
+    raise AssertionError("the game did not end")
+
+
+def test_a_whole_game_and_its_record(client):
+    answer = client.post("/api/games", json={"preset": "academie", "opponent": "heuristic", "seed": 5})
+    assert answer.status_code == 201
+    game_id, state = answer.json["id"], answer.json["state"]
+    assert state["hands"][1 - state["seat"]] is None  # the bot's hand is never sent
+    state = _finish(client, game_id, state)
+    assert state["winner"] in (0, 1) and state["imperiales"][state["winner"]] >= state["target"]
+    download = client.get(f"/api/games/{game_id}/record")
+    assert download.status_code == 200 and "attachment" in download.headers["Content-Disposition"]
+    record = json.loads(download.data)
+    summary = replay_record(record)
+    assert summary["winner"] == state["winner"] and summary["final"]["imperiales"] == state["imperiales"]
+
+
+def test_the_person_never_sees_a_bot_hand(client):
+    state = client.post("/api/games", json={"preset": "academie3", "opponent": "random", "seed": 2, "seat": 1}).json
+    hands = state["state"]["hands"]
+    assert hands[0] is None and hands[2] is None and len(hands[1]) == 12
+
+
+@pytest.mark.parametrize("body, text", [
+    ({"preset": "bridge"}, "unknown preset"),
+    ({"opponent": "grandmaster"}, "unknown agent"),
+    ({"opponent": "human"}, "bot's agent spec"),
+    ({"opponent": "pimc:0"}, "pimc:N"),
+    ({"seed": -1}, "seed"),
+    ({"seat": 2}, "seat must be"),
+    ([1, 2], "new game is an object"),
+])
+def test_bad_new_games_are_refused(client, body, text):
+    answer = client.post("/api/games", json=body)
+    assert answer.status_code == 400 and text in answer.json["error"]
+
+
+def test_illegal_and_malformed_moves_are_refused(client):
+    game = client.post("/api/games", json={"preset": "academie", "opponent": "heuristic", "seed": 3}).json
+    game_id, state = game["id"], game["state"]
+    legal = state["decision"]["legal"]
+    illegal = next(a for a in ({"act": "show"}, {"act": "play", "card": "KH"}) if a not in legal)
+    answer = client.post(f"/api/games/{game_id}/move", json={"action": illegal})
+    assert answer.status_code == 422 and "not legal now" in answer.json["error"]
+    assert client.get(f"/api/games/{game_id}").json["state"] == state  # nothing changed
+    for bad in ({"action": {"act": "fly"}}, {"action": "KH"}, {"move": 1}):
+        assert client.post(f"/api/games/{game_id}/move", json=bad).status_code == 400
+    assert client.post(f"/api/games/{game_id}/move", data="{", content_type="application/json").status_code == 400
+    assert client.post("/api/games/nope/move", json={"action": legal[0]}).status_code == 404
+
+
+def test_replay_frames_end_on_the_replayed_score(client):
+    game = client.post("/api/games", json={"preset": "foster", "opponent": "heuristic", "seed": 8}).json
+    state = _finish(client, game["id"], game["state"])
+    record = json.loads(client.get(f"/api/games/{game['id']}/record").data)
+    answer = client.post("/api/replay", json=record)
+    assert answer.status_code == 200
+    frames = answer.json["frames"]
+    total = sum(len(d["actions"]) for d in record["deals"])
+    assert len(frames) == total + 1
+    assert all(all(h is not None for h in f["hands"]) for f in frames)  # a replay shows every hand
+    assert frames[-1]["imperiales"] == state["imperiales"] == answer.json["summary"]["final"]["imperiales"]
+    assert game_from_record(record).winner == state["winner"]
+
+
+@pytest.mark.parametrize("record, text", [
+    ({"format": "imperiale-record/1"}, "lacks"),
+    ([], "JSON object"),
+    ({"format": "other", "rules": {}, "players": 2, "start": {}, "deals": []}, "format must be"),
+])
+def test_malformed_records_get_400(client, record, text):
+    answer = client.post("/api/replay", json=record)
+    assert answer.status_code == 400 and text in answer.json["error"]
+    answer = client.post("/api/analyse", json={"record": record} if isinstance(record, dict) else record)
+    assert answer.status_code == 400
+
+
+def test_analysis_and_its_bounds(client):
+    game = client.post("/api/games", json={"preset": "academie", "opponent": "heuristic", "seed": 4}).json
+    record = json.loads(client.get(f"/api/games/{game['id']}/record").data)
+    record["deals"] = record["deals"][:1]
+    record["deals"][0]["actions"] = record["deals"][0]["actions"][:3]
+    answer = client.post("/api/analyse", json={"record": record, "samples": 2, "horizon": 1})
+    assert answer.status_code == 200 and answer.json["format"] == "imperiale-analysis/1"
+    for bad in ({"samples": 0}, {"samples": 10_000}, {"horizon": 13}, {"seed": "x"}):
+        answer = client.post("/api/analyse", json={"record": record, **bad})
+        assert answer.status_code == 400, bad
+
+
+def test_records_folder_is_the_only_place_read(tmp_path):
+    (tmp_path / "one.json").write_text(json.dumps({"format": "x"}))
+    (tmp_path / "notes.txt").write_text("not a record")
+    client = create_app(tmp_path).test_client()
+    assert client.get("/api/records").json["records"] == ["one.json"]
+    assert client.get("/api/records/notes.txt").status_code == 404
+    assert client.get("/api/records/..%2F..%2Fetc%2Fpasswd").status_code == 404
+    assert client.get("/api/records/one.json").status_code == 200
+    assert client.get("/api/nothing").status_code == 404
+    assert client.get("/").status_code == 200 and b"app.js" in client.get("/").data
+
+
+def test_serve_command_binds_localhost_and_refuses_a_busy_port(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "imperiale_env.cli", "serve", "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "127.0.0.1" in server.stdout.readline()
+        for _ in range(50):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options", timeout=5) as answer:
+                    assert json.loads(answer.read())["presets"]
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the server did not answer")
+        busy = subprocess.run([sys.executable, "-m", "imperiale_env.cli", "serve", "--port", str(port)],
+                              capture_output=True, text=True, timeout=60)
+        assert busy.returncode == 2 and "cannot serve on 127.0.0.1" in busy.stderr
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    bad = subprocess.run([sys.executable, "-m", "imperiale_env.cli", "serve", "--port", "70000"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--port must be from 1 to 65535" in bad.stderr
