@@ -151,7 +151,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
                   f"resume with: {PROG} train --resume run_dir={shlex.quote(str(exc.run_dir))}", file=sys.stderr)
         return 130
     except KeyboardInterrupt:
-        print(f"{PROG} train: interrupted before training started; nothing was written", file=sys.stderr)
+        print(f"{PROG} train: interrupted; nothing more was saved", file=sys.stderr)
         return 130
     print(_train_summary(result))
     return 0

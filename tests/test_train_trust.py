@@ -241,6 +241,21 @@ def test_resume_refuses_changes_and_says_when_there_is_nothing_to_do(tmp_path, c
     assert code == 2 and "run_dir" in err
 
 
+def test_resume_drops_a_metrics_line_cut_short_and_refuses_a_damaged_one(tmp_path, capsys):
+    cfg = make_config(None, {**TINY, "run_dir": str(tmp_path / "run"), "iterations": 4, "checkpoint_every": 1})
+    train(cfg, stop_after=2)
+    metrics = tmp_path / "run" / "metrics.jsonl"
+    with metrics.open("a") as f:
+        f.write('{"iteration": 3, "global_st')  # the kill came mid-line
+    assert cli(capsys, "--resume", f"run_dir={tmp_path / 'run'}")[0] == 0
+    assert [json.loads(x)["iteration"] for x in metrics.read_text().splitlines()] == [1, 2, 3, 4]
+    train(dataclasses.replace(cfg, run_dir=str(tmp_path / "other")), stop_after=2)
+    lines = (tmp_path / "other" / "metrics.jsonl").read_text().splitlines()
+    (tmp_path / "other" / "metrics.jsonl").write_text("\n".join(["garbage", *lines]) + "\n")
+    code, out, err = cli(capsys, "--resume", f"run_dir={tmp_path / 'other'}")
+    assert code == 2 and "line 1 is damaged" in err
+
+
 # ---------------------------------------------------------------- what the command says
 
 

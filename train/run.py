@@ -3,9 +3,10 @@
 Deterministic for a seed: everything random is drawn from one numpy generator (game seeds,
 seat assignment, action sampling, minibatch order) and the torch seed only initialises the
 weights.  A checkpoint, written at the end of an iteration, holds every piece of state that
-the next iteration reads (model, optimizer, generator states, opponent pool, the pickled game
-batch with its seat assignment, the evaluation history), so ``resume=True`` continues a
-killed run from its last checkpoint exactly as the uninterrupted run would have.
+the next iteration reads (model, optimizer, generator states, opponent pool, the game batch
+as plain arrays with its seat assignment, the evaluation history), so ``resume=True``
+continues a killed run from its last checkpoint exactly as the uninterrupted run would have.
+Ctrl-C and a loss that is not finite checkpoint the last complete iteration before stopping.
 
 Outputs in ``run_dir``: ``checkpoint.pt`` (the latest, written atomically), ``metrics.jsonl``
 (one line per iteration, evaluations included), ``tb/`` (TensorBoard, if importable),
@@ -149,11 +150,24 @@ def _open_writer(run_dir: Path, enabled: bool, purge_step: int | None):
 
 
 def _trim_metrics(path: Path, iteration: int) -> None:
-    """Drop the lines a killed run wrote after its last checkpoint."""
+    """Drop the lines a killed run wrote after its last checkpoint; a last line cut short by the
+    kill is one of them (a line is written before its iteration's checkpoint)."""
     if not path.exists():
         return
-    keep = [line for line in path.read_text().splitlines() if line.strip()
-            and json.loads(line).get("iteration", 0) <= iteration]
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    keep = []
+    for number, line in enumerate(lines, 1):
+        try:
+            done = json.loads(line)["iteration"]
+            if not isinstance(done, int):
+                raise TypeError
+        except (ValueError, TypeError, KeyError):
+            if number == len(lines):
+                break
+            raise ConfigError(f"{path} line {number} is damaged (not a metrics record); "
+                              "repair or remove that line to resume") from None
+        if done <= iteration:
+            keep.append(line)
     path.write_text("".join(line + "\n" for line in keep))
 
 
