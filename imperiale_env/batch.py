@@ -1099,6 +1099,12 @@ class BatchGame:
             raise ValueError(f"saved game batch options {', '.join(cls._STATE_OPTIONS)} must be booleans")
         if opts["keep_history"]:
             raise ValueError("a saved game batch cannot keep its history (keep_history=True)")
+        arrays, scalars = d["arrays"], d["scalars"]
+        if not isinstance(arrays, dict) or not isinstance(scalars, dict):
+            raise ValueError("a saved game batch's arrays and scalars must be dicts")
+        if not isinstance(arrays.get("seed"), np.ndarray) or arrays["seed"].shape != (n,):
+            # Checked before building the reference batch, so that its size is bounded by the data.
+            raise ValueError(f"saved game batch array 'seed' must hold num_games={n} seeds")
         from .rules import RulesError
 
         try:
@@ -1108,9 +1114,6 @@ class BatchGame:
         game = cls(rules, n, **{k: opts[k] for k in cls._STATE_OPTIONS})
         game.reset(0)  # a complete reference: every attribute, with this batch's dtypes and shapes
         ref = game.to_dict()
-        arrays, scalars = d["arrays"], d["scalars"]
-        if not isinstance(arrays, dict) or not isinstance(scalars, dict):
-            raise ValueError("a saved game batch's arrays and scalars must be dicts")
         for kind, got, want, optional in (("arrays", arrays, ref["arrays"], {"explicit_deals"}),
                                           ("scalars", scalars, ref["scalars"], set())):
             missing = sorted(set(want) - set(got))

@@ -89,9 +89,11 @@ def test_from_dict_refuses_malformed_states():
         (lambda d: d["arrays"].update(evil=np.zeros(4)), r"unknown \['evil'\]"),
         (lambda d: d["arrays"].update(hands=d["arrays"]["hands"].astype(np.int64)), "'hands': expected uint64"),
         (lambda d: d["arrays"].update(stage=np.zeros(5, dtype=np.int64)), "'stage'.*shape"),
-        (lambda d: d["arrays"].update(seed="x"), "'seed': expected an array"),
+        (lambda d: d["arrays"].update(seed="x"), "'seed' must hold num_games=4 seeds"),
+        (lambda d: d["arrays"].update(turned="x"), "'turned': expected an array"),
         (lambda d: d["scalars"].update(_next_game_id=1.5), "_next_game_id"),
         (lambda d: d["options"].update(num_games=0), "num_games"),
+        (lambda d: d["options"].update(num_games=10**9), "num_games=1000000000 seeds"),  # never allocated
         (lambda d: d["options"].update(keep_history=True), "keep_history"),
         (lambda d: d.update(rules={"preset": "poker"}), "rules.*poker"),
     ]
@@ -150,7 +152,7 @@ def test_a_malicious_checkpoint_runs_nothing(tmp_path, capsys):
     code, err = _resume(run, capsys)
     assert code == 2 and "corrupt or not a training checkpoint" in err
     # 2. A bare pickle of that object.
-    (run / "checkpoint.pt").write_bytes(pickle.dumps(_Evil(marker)))
+    (run / "checkpoint.pt").write_bytes(pickle.dumps(_Evil(marker), protocol=2))
     code, err = _resume(run, capsys)
     assert code == 2 and "corrupt" in err
     assert not marker.exists()
