@@ -161,8 +161,9 @@ def _train_summary(result: dict) -> str:
     """Where a finished run's outputs are, its last win rates, and the commands to use them."""
     out = result["outputs"]
     ckpt = shlex.quote(str(out["checkpoint"]))
-    lines = [f"trained {result['iteration']} iterations ({result['global_step']} decisions) "
-             f"in {result['seconds']:.0f} s"]
+    done, ran = result["iteration"], result["iterations_run"]
+    which = f"{done} iterations" if ran == done else f"iterations {done - ran + 1}-{done} (resumed at {done - ran})"
+    lines = [f"trained {which}, {result['global_step']} decisions in all, in {result['seconds']:.0f} s"]
     for key, value in result["eval"].items():
         if key.startswith("eval/win_rate_"):
             opp = key.removeprefix("eval/win_rate_")

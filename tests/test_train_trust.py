@@ -235,7 +235,7 @@ def test_resume_refuses_changes_and_says_when_there_is_nothing_to_do(tmp_path, c
     code, out, err = cli(capsys, "--resume", run, "iteration=999")
     assert code == 2 and "unknown config key" in err and "'iteration'" in err
     code, out, err = cli(capsys, "--resume", run, "iterations=3", "eval_every=1", "progress=false", "threads=1")
-    assert code == 0, err
+    assert code == 0 and "trained iterations 3-3 (resumed at 2), 192 decisions in all" in out, err
     assert load_checkpoint(tmp_path / "run" / "checkpoint.pt")["iteration"] == 3
     code, out, err = cli(capsys, "--resume", run, "run_dir=")
     assert code == 2 and "run_dir" in err
@@ -268,7 +268,7 @@ def test_train_ends_with_its_outputs_and_the_next_commands(tmp_path, capsys):
                  f"imperiale play --opponent neural:{run / 'checkpoint.pt'}",
                  f"imperiale eval --agents neural:{run / 'checkpoint.pt'},heuristic",
                  f"tensorboard --logdir {run / 'tb'}", f"imperiale train --resume run_dir={run} iterations=4",
-                 "win rate vs random"]:
+                 "trained 2 iterations, 128 decisions in all", "win rate vs random"]:
         assert line in out, (line, out)
     assert (run / "learning_curve.png").is_file() and (run / "tb").is_dir()
 

@@ -191,7 +191,8 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     memory the sizes need, every evaluation opponent, the checkpoint to resume.  A loss or
     weight that is not finite stops with :class:`TrainingError`; Ctrl-C raises
     :class:`TrainingInterrupted`; both after checkpointing the last complete iteration.
-    Returns ``{"checkpoint", "iteration", "global_step", "eval", "history", "seconds", "outputs"}``."""
+    Returns ``{"checkpoint", "iteration", "global_step", "iterations_run" (by this call), "eval",
+    "history", "seconds" (of this call), "outputs" (name: path)}``."""
     cfg.validate()
     run_dir = check_run_dir(cfg.run_dir)
     ckpt_path = run_dir / CHECKPOINT_NAME
@@ -362,4 +363,5 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
         except ImportError:
             pass
     return {"checkpoint": str(ckpt_path), "iteration": iteration, "global_step": global_step,
-            "eval": last_eval, "history": history, "seconds": time.perf_counter() - start, "outputs": outputs}
+            "iterations_run": done_here, "eval": last_eval, "history": history,
+            "seconds": time.perf_counter() - start, "outputs": outputs}
