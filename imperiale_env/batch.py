@@ -1033,3 +1033,109 @@ class BatchGame:
         """The in-hand item slot a player is asked about (-1 for the turned-card question)."""
         pending = self.pending.reshape(-1)[g * self.players + seat].astype(np.uint64)
         return np.where(pending != 0, lowest_bit_index(np.where(pending != 0, pending, ONE)), -1)
+
+    # ------------------------------------------------------------------ saving (plain data, no pickle)
+
+    #: Version of the :meth:`to_dict` layout; :meth:`from_dict` refuses any other.
+    STATE_VERSION = 1
+    #: Constructor options, saved under ``"options"`` and passed back to the constructor.
+    _STATE_OPTIONS = ("auto_next_game", "single_deal", "record_events", "keep_history", "keep_final_obs")
+    #: Attributes that are not plain data and that the constructor rebuilds from the rules and
+    #: options (``rules`` itself is saved as :meth:`Rules.to_dict`), or caches recomputed on use.
+    _STATE_REBUILT = frozenset({"rules", "players", "n", *_STATE_OPTIONS, "stages", "four_ranks", "item_kind",
+                                "_bits", "_ended"})
+    #: Lists the batch fills only when asked (``keep_history``, ``record_events``): saved only empty.
+    _STATE_LOGS = ("game_log", "deal_log", "_events")
+
+    def to_dict(self) -> dict:
+        """The whole state as plain data: ``{"version", "rules", "options", "arrays", "scalars"}``
+        where ``arrays`` maps every numpy attribute to a copy and ``scalars`` every int, float and
+        bool attribute.  The attributes are walked, not listed, so a new field is saved without
+        an edit here; one that is not plain data raises ``TypeError`` until it is classified
+        above.  Saved with ``torch.save`` or ``np.savez`` it loads with no code run (no pickle)."""
+        arrays: dict[str, np.ndarray] = {}
+        scalars: dict[str, int | float | bool] = {}
+        for name, value in vars(self).items():
+            if name in self._STATE_REBUILT:
+                continue
+            if name in self._STATE_LOGS:
+                if value:
+                    raise ValueError(f"a batch holding {name} (keep_history / record_events) is not saved; "
+                                     "pop its events or save a batch without history")
+            elif isinstance(value, np.ndarray) and value.dtype != object:
+                arrays[name] = value.copy()
+            elif isinstance(value, (bool, np.bool_)):
+                scalars[name] = bool(value)
+            elif isinstance(value, (int, np.integer)):
+                scalars[name] = int(value)
+            elif isinstance(value, (float, np.floating)):
+                scalars[name] = float(value)
+            elif not (value is None and name == "explicit_deals"):
+                raise TypeError(f"BatchGame.to_dict cannot save attribute {name!r} ({type(value).__name__})")
+        options = {"num_games": self.n, **{k: bool(getattr(self, k)) for k in self._STATE_OPTIONS}}
+        return {"version": self.STATE_VERSION, "rules": self.rules.to_dict(), "options": options,
+                "arrays": arrays, "scalars": scalars}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> BatchGame:
+        """The batch saved by :meth:`to_dict`.  Checks the version, the keys, and every array's
+        dtype and shape against a batch built from the saved rules and options; anything else
+        raises ``ValueError`` saying what is wrong."""
+        if not isinstance(d, dict):
+            raise ValueError(f"a saved game batch is a dict, got {type(d).__name__}")
+        keys = {"version", "rules", "options", "arrays", "scalars"}
+        if set(d) != keys:
+            raise ValueError(f"a saved game batch has the keys {sorted(keys)}, got {sorted(map(str, d))}")
+        if d["version"] != cls.STATE_VERSION:
+            raise ValueError(f"saved game batch version {d['version']!r}; this code reads {cls.STATE_VERSION}")
+        opts = d["options"]
+        names = {"num_games", *cls._STATE_OPTIONS}
+        if not isinstance(opts, dict) or set(opts) != names:
+            raise ValueError(f"saved game batch options must be {sorted(names)}, got {opts!r}")
+        n = opts["num_games"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"saved game batch num_games must be an int >= 1, got {n!r}")
+        if not all(isinstance(opts[k], bool) for k in cls._STATE_OPTIONS):
+            raise ValueError(f"saved game batch options {', '.join(cls._STATE_OPTIONS)} must be booleans")
+        if opts["keep_history"]:
+            raise ValueError("a saved game batch cannot keep its history (keep_history=True)")
+        arrays, scalars = d["arrays"], d["scalars"]
+        if not isinstance(arrays, dict) or not isinstance(scalars, dict):
+            raise ValueError("a saved game batch's arrays and scalars must be dicts")
+        if not isinstance(arrays.get("seed"), np.ndarray) or arrays["seed"].shape != (n,):
+            # Checked before building the reference batch, so that its size is bounded by the data.
+            raise ValueError(f"saved game batch array 'seed' must hold num_games={n} seeds")
+        from .rules import RulesError
+
+        try:
+            rules = resolve_rules(d["rules"])
+        except RulesError as exc:
+            raise ValueError(f"saved game batch rules: {exc}") from None
+        game = cls(rules, n, **{k: opts[k] for k in cls._STATE_OPTIONS})
+        game.reset(0)  # a complete reference: every attribute, with this batch's dtypes and shapes
+        ref = game.to_dict()
+        for kind, got, want, optional in (("arrays", arrays, ref["arrays"], {"explicit_deals"}),
+                                          ("scalars", scalars, ref["scalars"], set())):
+            missing = sorted(set(want) - set(got))
+            unknown = sorted(set(got) - set(want) - optional)
+            if missing or unknown:
+                raise ValueError(f"saved game batch {kind}: missing {missing or 'none'}, unknown {unknown or 'none'}")
+        for name, value in arrays.items():
+            if not isinstance(value, np.ndarray):
+                raise ValueError(f"saved game batch array {name!r}: expected an array, got {type(value).__name__}")
+            want = ref["arrays"].get(name)
+            if want is None:  # explicit_deals: (num_games, deals, cards) card orders
+                dtype, shape_ok = np.dtype(np.int64), value.ndim == 3 and value.shape[::2] == (n, len(game._pack))
+            else:
+                dtype, shape_ok = want.dtype, value.shape == want.shape
+            if value.dtype != dtype or not shape_ok:
+                raise ValueError(f"saved game batch array {name!r}: expected {dtype} of the batch's shape, "
+                                 f"got {value.dtype} {value.shape}")
+            setattr(game, name, value.copy())
+        for name, value in scalars.items():
+            if type(value) is not type(ref["scalars"][name]):
+                raise ValueError(f"saved game batch {name!r}: expected {type(ref['scalars'][name]).__name__}, "
+                                 f"got {value!r}")
+            setattr(game, name, value)
+        game._bits = None
+        return game

@@ -12,7 +12,8 @@ command ends in its result or in one line on stderr: exit status 2 for an input 
 used, 130 for Ctrl-C, 141 when the reader of the output goes away (``| head``).
 
 Each subcommand's implementation is imported only when it runs, so that ``imperiale --version``
-and ``--help`` never depend on the engine, the training code or torch.
+and ``--help`` never depend on the engine or torch (``train --help`` lists the configuration
+keys from :mod:`train.config`, which imports neither).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -226,24 +228,58 @@ def _cmd_train(args: argparse.Namespace) -> int:
     try:
         from train.checkpoint import CheckpointError
         from train.config import ConfigError, default_config_path, make_config
-        from train.run import train
+        from train.run import TrainingError, TrainingInterrupted, config_for_resume, train
     except ModuleNotFoundError as exc:
         _error("train", f"training needs torch and the train package ({exc}); pip install -e '.[train]'")
         return 1
-    path = args.config if args.config is not None else default_config_path()
-    if args.config is not None and not Path(args.config).is_file():
-        _error("train", f"no such config file: {args.config}")
-        return 2
     try:
-        cfg = make_config(path, args.overrides)
+        if args.resume:
+            cfg = config_for_resume(args.config, args.overrides)
+        else:
+            cfg = make_config(args.config if args.config is not None else default_config_path(), args.overrides)
         result = train(cfg, resume=args.resume)
     except (ConfigError, CheckpointError) as exc:
         _error("train", str(exc))
         return 2
-    ev = {k: v for k, v in result["eval"].items() if k.startswith("eval/win_rate")}
-    print(json.dumps({"checkpoint": result["checkpoint"], "iteration": result["iteration"],
-                      "global_step": result["global_step"], **ev}))
+    except TrainingError as exc:
+        _error("train", str(exc))
+        return 1
+    except TrainingInterrupted as exc:
+        if exc.checkpoint is None:
+            print(f"{PROG} train: interrupted before the first iteration ended; nothing to resume", file=sys.stderr)
+        else:
+            print(f"{PROG} train: interrupted; iteration {exc.iteration} is saved in {exc.checkpoint}\n"
+                  f"resume with: {PROG} train --resume run_dir={shlex.quote(str(exc.run_dir))}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print(f"{PROG} train: interrupted; nothing more was saved", file=sys.stderr)
+        return 130
+    print(_train_summary(result))
     return 0
+
+
+def _train_summary(result: dict) -> str:
+    """Where a finished run's outputs are, its last win rates, and the commands to use them."""
+    out = result["outputs"]
+    ckpt = shlex.quote(str(out["checkpoint"]))
+    done, ran = result["iteration"], result["iterations_run"]
+    which = f"{done} iterations" if ran == done else f"iterations {done - ran + 1}-{done} (resumed at {done - ran})"
+    lines = [f"trained {which}, {result['global_step']} decisions in all, in {result['seconds']:.0f} s"]
+    for key, value in result["eval"].items():
+        if key.startswith("eval/win_rate_"):
+            opp = key.removeprefix("eval/win_rate_")
+            low, high = result["eval"][f"eval/ci_low_{opp}"], result["eval"][f"eval/ci_high_{opp}"]
+            lines.append(f"  win rate vs {opp}: {100 * value:.1f}% [{100 * low:.1f}, {100 * high:.1f}]")
+    lines.append("outputs:")
+    what = {"checkpoint": "the policy, and all to resume", "metrics": "one JSON line per iteration",
+            "tensorboard": "TensorBoard logs", "plot": "learning curves"}
+    lines += [f"  {name:<11} {path}  ({what[name]})" for name, path in out.items()]
+    lines += ["next:", f"  {PROG} play --opponent neural:{ckpt}", f"  {PROG} eval --agents neural:{ckpt},heuristic"]
+    if "tensorboard" in out:
+        lines.append(f"  tensorboard --logdir {shlex.quote(str(out['tensorboard']))}")
+    run_dir = shlex.quote(str(Path(out["checkpoint"]).parent))
+    lines.append(f"  {PROG} train --resume run_dir={run_dir} iterations={2 * result['iteration']}   (train further)")
+    return "\n".join(lines)
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -337,8 +373,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "size, one core (needs the optional 'bench' extra)")
 
     train = add("train", "self-play training", _cmd_train)
+    from train.config import config_help
+
+    train.formatter_class = argparse.RawDescriptionHelpFormatter
+    train.epilog = config_help()
     train.add_argument("--config", metavar="FILE", help="YAML training configuration")
-    train.add_argument("--resume", action="store_true", help="resume from the latest checkpoint")
+    train.add_argument("--resume", action="store_true",
+                       help="continue the run in run_dir= from its checkpoint, with the configuration saved there")
     train.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="configuration overrides")
 
     evaluate = add("eval", "play a duplicate round-robin tournament between agents", _cmd_eval)

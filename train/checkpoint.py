@@ -1,7 +1,9 @@
 """Checkpoints: atomic writes, and loads that fail clearly on a corrupt or foreign file.
 
-A checkpoint is one ``torch.save`` dict of tensors, plain Python values and bytes, so it
-loads with ``weights_only=True`` (no code runs on load).  Its keys:
+A checkpoint is one ``torch.save`` dict of tensors and plain Python values (dicts, lists,
+strings, numbers), with no pickled object anywhere, so it loads with ``weights_only=True``
+and loading it runs no code: a file crafted to run code on unpickling is refused as corrupt.
+Its keys:
 
 ===============  =================================================================
 format, version  ``"imperiale-ppo"``, :data:`VERSION`
@@ -16,7 +18,7 @@ optimizer        Adam state dict
 np_rng           the numpy generator's ``bit_generator.state``
 torch_rng        ``torch.get_rng_state()``
 pool             the opponent pool (ids, iterations, actor weights)
-rollout          the pickled game batch and seat assignment (bytes; unpickled only on resume)
+rollout          the game batch (:meth:`BatchGame.to_dict`, arrays as tensors) and seat assignment
 history          evaluation results so far (list of dicts)
 ===============  =================================================================
 """
@@ -34,7 +36,10 @@ from imperiale_env.actions import NUM_ACTIONS
 from imperiale_env.observation import OBS_SIZE
 
 FORMAT = "imperiale-ppo"
-VERSION = 1
+VERSION = 2
+#: Versions whose policy can be loaded.  Version 1 also held the game batch as pickled bytes:
+#: its weights load (the bytes stay bytes), but it is never resumed, so that nothing unpickles them.
+READABLE = (1, 2)
 REQUIRED = ("config", "iteration", "model")
 
 
@@ -79,8 +84,9 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
         raise CheckpointError(f"{path} is corrupt or not a training checkpoint ({type(exc).__name__}: {exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not an {FORMAT} checkpoint (no '{FORMAT}' format header)")
-    if data.get("version") != VERSION:
-        raise CheckpointError(f"{path} has checkpoint version {data.get('version')!r}; this code reads {VERSION}")
+    if data.get("version") not in READABLE:
+        raise CheckpointError(f"{path} has checkpoint version {data.get('version')!r}; this code reads "
+                              f"{', '.join(map(str, READABLE))}")
     if data.get("obs_size") != OBS_SIZE or data.get("num_actions") != NUM_ACTIONS:
         raise CheckpointError(
             f"{path} was trained for observations of {data.get('obs_size')} and {data.get('num_actions')} actions; "

@@ -10,6 +10,8 @@ naming the key and what is allowed.
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 import typing
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -25,90 +27,105 @@ DEVICES = ("cpu", "cuda", "auto")
 ACTIVATIONS = ("relu", "tanh")
 
 
+def _key(default: Any, meaning: str, low: float | None = None, high: float | None = None, *,
+         open_low: bool = False) -> Any:
+    """A config field: its default, the one-line meaning ``train --help`` shows, and for numbers
+    the allowed range ``[low, high]`` (``(low, high]`` with ``open_low``)."""
+    return dataclasses.field(default=default, metadata={"meaning": meaning, "range": (low, high, open_low)})
+
+
+SEED_MAX = 2**63 - 1
+
+
 @dataclass
 class TrainConfig:
     """Self-play PPO.  One *iteration* collects ``num_envs * num_steps`` decisions, then updates."""
 
     # Game.
-    rules: str = "academie"  # rules preset (academie, academie3, foster, imperijal)
-    target_imperiales: int = 0  # 0: the preset's target
-    single_deal: bool = True  # train on single deals (reward: zero-sum score change in impériales)
+    rules: str = _key("academie", "rules preset (academie, academie3, foster, imperijal)")
+    target_imperiales: int = _key(0, "impériales to win a game; 0: the preset's target", 0, 100)
+    single_deal: bool = _key(True, "train on single deals (reward: zero-sum score change in impériales)")
     # Run.
-    seed: int = 0
-    run_dir: str = "runs/ppo_selfplay"
-    iterations: int = 100
-    device: str = "cpu"  # cpu, cuda (fails if unavailable), auto (cuda when available)
-    threads: int = 2  # torch.set_num_threads
-    progress: bool = True
-    tensorboard: bool = True
-    plot: bool = True  # learning_curve.png in run_dir at the end (needs matplotlib)
-    checkpoint_every: int = 10  # iterations; 0: only at the end
+    seed: int = _key(0, "seed of the run (weights, games, sampling)", 0, SEED_MAX)
+    run_dir: str = _key("runs/ppo_selfplay", "folder of the checkpoint, metrics, TensorBoard logs and plot")
+    iterations: int = _key(100, "PPO iterations (one rollout and one update each)", 1, 10**7)
+    device: str = _key("cpu", "cpu, cuda (fails if unavailable), auto (cuda when available)")
+    threads: int = _key(2, "torch CPU threads", 1, 1024)
+    progress: bool = _key(True, "show a progress bar")
+    tensorboard: bool = _key(True, "write TensorBoard logs to run_dir/tb")
+    plot: bool = _key(True, "write run_dir/learning_curve.png at the end (needs matplotlib)")
+    checkpoint_every: int = _key(10, "iterations between checkpoints; 0: only at the end", 0, 10**7)
     # Rollouts.
-    num_envs: int = 512  # BatchGame slots
-    num_steps: int = 32  # decisions per slot per iteration
+    num_envs: int = _key(512, "games played side by side (BatchGame slots)", 1, 2**30)
+    num_steps: int = _key(32, "decisions per slot per iteration", 1, 10**6)
     # Opponent pool.
-    p_pool: float = 0.2  # probability that a game's opponent seat(s) are a past snapshot
-    pool_size: int = 8  # keep the last K snapshots
-    pool_every: int = 10  # snapshot the policy every M iterations
-    train_all_seats: bool = True  # learn from every seat the current policy plays, not only the learner's
+    p_pool: float = _key(0.2, "probability that a game's opponent seat(s) are a past snapshot", 0.0, 1.0)
+    pool_size: int = _key(8, "past snapshots kept in the opponent pool", 1, 1000)
+    pool_every: int = _key(10, "iterations between snapshots of the policy", 1, 10**7)
+    train_all_seats: bool = _key(True, "learn from every seat the current policy plays, not only the learner's")
     # Model.
-    hidden: tuple[int, ...] = (256, 256)
-    activation: str = "relu"
-    critic: str = "plain"  # plain: value sees the observation; perfect: plus every other hand
+    hidden: tuple[int, ...] = _key((256, 256), "hidden layer widths, comma-separated (1 to 16 layers)", 1, 2**24)
+    activation: str = _key("relu", "relu or tanh")
+    critic: str = _key("plain", "plain: the value sees the observation; perfect: plus every other hand")
     # PPO.
-    lr: float = 1e-3
-    anneal_lr: bool = True
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    update_epochs: int = 2
-    num_minibatches: int = 4
-    clip_coef: float = 0.2
-    clip_vloss: bool = False
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    norm_adv: bool = True
-    reward_scale: float = 1.0
-    target_kl: float = 0.0  # 0: off; else stop the epochs of an update past this approximate KL
-    # Evaluation (duplicate deals against random and heuristic, greedy policy).
-    eval_every: int = 25  # iterations; 0: only at the end
-    eval_groups: int = 100  # duplicate seed groups per opponent (2 or 3 games each)
-    eval_single_deal: bool = False  # evaluate on single deals instead of whole games
-    eval_seed: int = 12345
-    eval_opponents: tuple[str, ...] = ("random", "heuristic")
+    lr: float = _key(1e-3, "Adam learning rate", 0.0, 1.0, open_low=True)
+    anneal_lr: bool = _key(True, "decay the learning rate linearly to 0 over the iterations")
+    gamma: float = _key(1.0, "discount factor", 0.0, 1.0)
+    gae_lambda: float = _key(0.95, "GAE lambda", 0.0, 1.0)
+    update_epochs: int = _key(2, "passes over each rollout", 1, 1000)
+    num_minibatches: int = _key(4, "minibatches per pass (at most num_envs * num_steps)", 1, 10**6)
+    clip_coef: float = _key(0.2, "PPO ratio clip", 0.0, 10.0, open_low=True)
+    clip_vloss: bool = _key(False, "clip the value loss too")
+    ent_coef: float = _key(0.01, "entropy bonus coefficient", 0.0, 10.0)
+    vf_coef: float = _key(0.5, "value loss coefficient", 0.0, 100.0)
+    max_grad_norm: float = _key(0.5, "gradient norm clip", 0.0, 1e6, open_low=True)
+    norm_adv: bool = _key(True, "normalise the advantages per minibatch")
+    reward_scale: float = _key(1.0, "multiplier of the rewards", 0.0, 1e6, open_low=True)
+    target_kl: float = _key(0.0, "stop an update's epochs past this approximate KL; 0: off", 0.0, 10.0)
+    # Evaluation (duplicate deals against fixed agents, greedy policy).
+    eval_every: int = _key(25, "iterations between evaluations; 0: only at the end", 0, 10**7)
+    eval_groups: int = _key(100, "duplicate seed groups per opponent (2 or 3 games each)", 1, 10**6)
+    eval_single_deal: bool = _key(False, "evaluate on single deals instead of whole games")
+    eval_seed: int = _key(12345, "seed of the evaluation deals", 0, SEED_MAX)
+    eval_opponents: tuple[str, ...] = _key(("random", "heuristic"),
+                                           "agents to evaluate against: random, heuristic, pimc[:N[:K]], neural:PATH")
 
     def validate(self) -> TrainConfig:
+        """Check every value (ranges, finite floats, names); :class:`ConfigError` names the key and
+        what is allowed.  Pure: nothing is read from disk (paths are checked by the training run)."""
         def need(cond: bool, key: str, allowed: str) -> None:
             if not cond:
                 raise ConfigError(f"bad value {key}={getattr(self, key)!r} (allowed: {allowed})")
 
+        from imperiale_env.inputs import InputError, seed
         from imperiale_env.rules import PRESET_NAMES
 
+        for key in ("seed", "eval_seed"):
+            try:
+                seed(getattr(self, key), key)
+            except InputError as exc:
+                raise ConfigError(f"bad value {key}={getattr(self, key)!r}: {exc}") from None
+        for f in fields(self):
+            low, high, open_low = f.metadata["range"]
+            value = getattr(self, f.name)
+            if low is None:
+                continue
+            values = value if isinstance(value, tuple) else (value,)
+            ok = all((isinstance(v, int) or math.isfinite(v)) and (low < v if open_low else low <= v) and v <= high
+                     for v in values)
+            need(ok, f.name, _describe_range(f))
         need(self.rules in PRESET_NAMES, "rules", ", ".join(PRESET_NAMES))
-        need(self.target_imperiales >= 0, "target_imperiales", "0 (preset) or a positive int")
         need(self.device in DEVICES, "device", ", ".join(DEVICES))
         need(self.critic in CRITICS, "critic", ", ".join(CRITICS))
         need(self.activation in ACTIVATIONS, "activation", ", ".join(ACTIVATIONS))
-        for key in ("iterations", "threads", "num_envs", "num_steps", "update_epochs", "num_minibatches",
-                    "pool_size", "pool_every", "eval_groups"):
-            need(getattr(self, key) >= 1, key, "an int >= 1")
-        for key in ("checkpoint_every", "eval_every"):
-            need(getattr(self, key) >= 0, key, "an int >= 0 (0: only at the end)")
-        need(0.0 <= self.p_pool <= 1.0, "p_pool", "a probability in [0, 1]")
-        need(0.0 <= self.gamma <= 1.0, "gamma", "a float in [0, 1]")
-        need(0.0 <= self.gae_lambda <= 1.0, "gae_lambda", "a float in [0, 1]")
-        need(self.lr > 0, "lr", "a float > 0")
-        need(self.clip_coef > 0, "clip_coef", "a float > 0")
-        need(self.max_grad_norm > 0, "max_grad_norm", "a float > 0")
-        need(self.reward_scale > 0, "reward_scale", "a float > 0")
-        for key in ("ent_coef", "vf_coef", "target_kl"):
-            need(getattr(self, key) >= 0, key, "a float >= 0")
-        need(len(self.hidden) >= 1 and all(h >= 1 for h in self.hidden), "hidden", "comma-separated ints >= 1")
+        need(bool(self.run_dir.strip()), "run_dir", "a folder path (not empty)")
+        need(1 <= len(self.hidden) <= 16, "hidden", "1 to 16 comma-separated layer widths")
         need(self.num_envs * self.num_steps >= self.num_minibatches, "num_minibatches",
              "at most num_envs * num_steps")
         allowed_opp = ("random", "heuristic")
-        need(all(o in allowed_opp or o.startswith(("pimc", "neural:")) for o in self.eval_opponents),
-             "eval_opponents", "comma-separated agent specs: random, heuristic, pimc[:N], neural:PATH")
+        need(len(self.eval_opponents) >= 1
+             and all(o in allowed_opp or o.startswith(("pimc", "neural:")) for o in self.eval_opponents),
+             "eval_opponents", "comma-separated agent specs: random, heuristic, pimc[:N[:K]], neural:PATH")
         if self.target_imperiales:
             from imperiale_env.rules import RulesError
 
@@ -130,6 +147,30 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+def _describe_range(f: dataclasses.Field) -> str:
+    low, high, open_low = f.metadata["range"]
+    what = {"int": "an int", "float": "a finite float"}.get(str(f.type), "comma-separated ints")
+
+    def fmt(v: float) -> str:
+        return "2**63-1" if v == SEED_MAX else f"{v:g}" if isinstance(v, float) else str(v)
+
+    return f"{what} in {'(' if open_low else '['}{fmt(low)}, {fmt(high)}]"
+
+
+def config_help() -> str:
+    """Every key with its default, meaning and allowed range: the ``imperiale train --help`` text,
+    generated from :class:`TrainConfig` so that it cannot drift from the code."""
+    lines = ["configuration keys (KEY=VALUE overrides, or a YAML mapping with --config):"]
+    for f in fields(TrainConfig):
+        default = ",".join(map(str, f.default)) if isinstance(f.default, tuple) else str(f.default).lower() \
+            if isinstance(f.default, bool) else str(f.default)
+        extra = f" ({_describe_range(f)})" if f.metadata["range"][0] is not None else ""
+        lines.append(f"  {f.name}={default}\n      {f.metadata['meaning']}{extra}")
+    lines.append(f"--resume takes the configuration from run_dir's checkpoint; only {', '.join(RUNTIME_KEYS)} "
+                 "may be given again (iterations larger than the iterations done, to extend the run).")
+    return "\n".join(lines)
 
 
 def allowed_keys() -> list[str]:
@@ -220,11 +261,21 @@ def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
 def load_yaml(path: str | Path) -> dict[str, Any]:
     import yaml
 
-    path = Path(path)
+    from imperiale_env.inputs import InputError, input_file
+
     try:
-        data = yaml.safe_load(path.read_text())
+        path = input_file(path, "config file")
+        text = path.read_bytes().decode("utf-8")
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config {path} is not UTF-8 text (byte {exc.start}): give a YAML file") from None
+    if "\x00" in text:
+        raise ConfigError(f"config {path} is a binary file (it holds NUL bytes): give a YAML file")
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"config {path} is not valid YAML: {exc}") from None
     if data is None:
@@ -259,9 +310,89 @@ def default_config_path() -> Path | None:
     return path if path.is_file() else None
 
 
-#: Fields that may differ between a run and its ``--resume`` (``iterations`` extends or shortens the
-#: run; with ``anneal_lr`` that changes the learning rate of the iterations still to come).
-RUNTIME_KEYS = ("iterations", "progress", "tensorboard", "plot", "threads", "device", "checkpoint_every")
+#: Keys that may be given again on ``--resume`` without changing the run being continued:
+#: ``iterations`` (only larger than the iterations done: it extends the run; with ``anneal_lr``
+#: the learning rate of the iterations still to come follows the new length), how the run is
+#: shown and saved (progress, tensorboard, plot, checkpoint_every, eval_every), and where it
+#: computes (threads, device).  ``run_dir`` is where the checkpoint is (a copied or moved run
+#: resumes).  Anything else would make a different run and is refused.
+RUNTIME_KEYS = ("iterations", "progress", "tensorboard", "plot", "threads", "device", "checkpoint_every",
+                "eval_every")
+
+
+def resume_config(saved: TrainConfig, given: dict[str, Any], run_dir: str) -> TrainConfig:
+    """The configuration of a resumed run: the checkpoint's (``saved``), in ``run_dir``, with the
+    runtime keys of ``given`` (the values a user set explicitly, converted).  A given key outside
+    :data:`RUNTIME_KEYS` that differs from the checkpoint raises :class:`ConfigError` naming it."""
+    changed = {k: v for k, v in given.items() if k not in RUNTIME_KEYS and k != "run_dir"
+               and _plain(v) != _plain(getattr(saved, k))}
+    if changed:
+        detail = ", ".join(f"{k}={_plain(v)!r} (checkpoint: {_plain(getattr(saved, k))!r})" for k, v in changed.items())
+        raise ConfigError(f"--resume continues the run saved in the checkpoint; these would change it: {detail}. "
+                          f"Only {', '.join(RUNTIME_KEYS)} may be given on --resume (start a new run_dir= for "
+                          "a different configuration)")
+    return replace(saved, run_dir=run_dir, **{k: v for k, v in given.items() if k in RUNTIME_KEYS})
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def memory_estimate(cfg: TrainConfig) -> dict[str, int]:
+    """Bytes the run will hold at its peak, by part: the rollout buffers and their training copy
+    (observation 485 float32 and mask 43 bools per decision, plus the hidden hands with the
+    perfect critic), the networks (weights, gradients, two Adam moments, the per-iteration
+    snapshot kept for Ctrl-C, the opponent pool) and the games.  An estimate, meant to refuse
+    sizes that cannot fit before anything is allocated."""
+    from imperiale_env.actions import NUM_ACTIONS
+    from imperiale_env.observation import OBS_SIZE
+
+    from .model import HIDDEN_HANDS_SIZE, critic_input_size
+
+    decisions = cfg.num_envs * cfg.num_steps
+    per_decision = 2 * (OBS_SIZE * 4 + NUM_ACTIONS) + 96  # buffer + training copy; ~12 scalars each
+    if cfg.critic == "perfect":
+        per_decision += 2 * HIDDEN_HANDS_SIZE * 4 + critic_input_size(cfg.critic) * 4
+
+    def mlp(sizes: list[int]) -> int:
+        return sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
+
+    actor = mlp([OBS_SIZE, *cfg.hidden, NUM_ACTIONS])
+    critic = mlp([critic_input_size(cfg.critic), *cfg.hidden, 1])
+    minibatch = -(-decisions // cfg.num_minibatches)
+    return {
+        "rollout": decisions * per_decision,
+        "networks": 4 * (7 * (actor + critic) + cfg.pool_size * actor),
+        "activations": 4 * 4 * minibatch * sum(cfg.hidden),
+        "games": cfg.num_envs * 4096,
+    }
+
+
+def available_memory() -> int:
+    """Bytes of memory available now (``MemAvailable``; the physical memory where that is unknown)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_memory(cfg: TrainConfig, available: int | None = None) -> None:
+    """:class:`ConfigError` if :func:`memory_estimate` exceeds the available memory, saying both."""
+    parts = memory_estimate(cfg)
+    total = sum(parts.values())
+    available = available_memory() if available is None else available
+    if total > available:
+        gib = lambda b: f"{b / 2**30:.1f} GiB"  # noqa: E731
+        detail = ", ".join(f"{k} {gib(v)}" for k, v in parts.items())
+        raise ConfigError(
+            f"this configuration needs about {gib(total)} of memory ({detail}) for num_envs={cfg.num_envs}, "
+            f"num_steps={cfg.num_steps}, hidden={','.join(map(str, cfg.hidden))}; {gib(available)} is available: "
+            "lower num_envs, num_steps or hidden"
+        )
 
 
 def replace(config: TrainConfig, **changes: Any) -> TrainConfig:

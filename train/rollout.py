@@ -16,7 +16,6 @@ rollout is bootstrapped with the value of its own observation of the final state
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +50,20 @@ def hidden_hands(bg: BatchGame, seats: np.ndarray, out: np.ndarray | None = None
         return bits
     out[:] = bits
     return out
+
+
+def _tensors(obj):
+    """``obj`` with every numpy array (nested in dicts) as a CPU tensor."""
+    if isinstance(obj, dict):
+        return {k: _tensors(v) for k, v in obj.items()}
+    return torch.from_numpy(obj) if isinstance(obj, np.ndarray) else obj
+
+
+def _arrays(obj):
+    """Inverse of :func:`_tensors` (tensors loaded onto any device come back as numpy arrays)."""
+    if isinstance(obj, dict):
+        return {k: _arrays(v) for k, v in obj.items()}
+    return obj.detach().cpu().numpy() if isinstance(obj, torch.Tensor) else obj
 
 
 class OpponentPool:
@@ -154,17 +167,25 @@ class SelfPlayRollout:
         """Slots whose pool opponent was evicted play the current policy until their game ends."""
         self.opponent[~np.isin(self.opponent, np.append(pool.ids, -1))] = -1
 
-    def state(self) -> bytes:
-        """The game batch and the seat assignment (pickled; restored by :meth:`load_state`)."""
-        return pickle.dumps({"bg": self.bg, "learner_seat": self.learner_seat, "opponent": self.opponent},
-                            protocol=pickle.HIGHEST_PROTOCOL)
+    def state(self) -> dict:
+        """The game batch (:meth:`BatchGame.to_dict`) and the seat assignment, numpy arrays as
+        tensors: plain data that ``torch.load(weights_only=True)`` reads back without pickle."""
+        return _tensors({"bg": self.bg.to_dict(), "learner_seat": self.learner_seat.copy(),
+                         "opponent": self.opponent.copy()})
 
-    def load_state(self, blob: bytes) -> None:
-        state = pickle.loads(blob)
-        bg = state["bg"]
+    def load_state(self, state: dict) -> None:
+        """Restore :meth:`state`; ``ValueError`` if it is malformed or does not fit the configuration."""
+        if not isinstance(state, dict) or set(state) != {"bg", "learner_seat", "opponent"}:
+            raise ValueError("the rollout state must hold bg, learner_seat and opponent")
+        state = _arrays(state)
+        bg = BatchGame.from_dict(state["bg"])
         if bg.n != self.n or bg.players != self.P or bg.rules != self.rules or bg.single_deal != self.cfg.single_deal:
             raise ValueError("the checkpoint's game batch does not match the configuration "
                              "(num_envs, rules, single_deal)")
+        for name in ("learner_seat", "opponent"):
+            seats = state[name]
+            if not isinstance(seats, np.ndarray) or seats.dtype != np.int64 or seats.shape != (self.n,):
+                raise ValueError(f"the rollout's {name} must be {self.n} int64 values")
         self.bg, self.learner_seat, self.opponent = bg, state["learner_seat"], state["opponent"]
 
     # ------------------------------------------------------------------ collection

@@ -3,9 +3,10 @@
 Deterministic for a seed: everything random is drawn from one numpy generator (game seeds,
 seat assignment, action sampling, minibatch order) and the torch seed only initialises the
 weights.  A checkpoint, written at the end of an iteration, holds every piece of state that
-the next iteration reads (model, optimizer, generator states, opponent pool, the pickled game
-batch with its seat assignment, the evaluation history), so ``resume=True`` continues a
-killed run from its last checkpoint exactly as the uninterrupted run would have.
+the next iteration reads (model, optimizer, generator states, opponent pool, the game batch
+as plain arrays with its seat assignment, the evaluation history), so ``resume=True``
+continues a killed run from its last checkpoint exactly as the uninterrupted run would have.
+Ctrl-C and a loss that is not finite checkpoint the last complete iteration before stopping.
 
 Outputs in ``run_dir``: ``checkpoint.pt`` (the latest, written atomically), ``metrics.jsonl``
 (one line per iteration, evaluations included), ``tb/`` (TensorBoard, if importable),
@@ -14,6 +15,7 @@ Outputs in ``run_dir``: ``checkpoint.pt`` (the latest, written atomically), ``me
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
@@ -23,8 +25,20 @@ from typing import Any
 import numpy as np
 import torch
 
-from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from .config import RUNTIME_KEYS, ConfigError, TrainConfig, config_from_dict
+from imperiale_env.inputs import InputError, output_dir
+
+from .checkpoint import VERSION, CheckpointError, load_checkpoint, save_checkpoint
+from .config import (
+    ConfigError,
+    TrainConfig,
+    check_memory,
+    config_from_dict,
+    default_config_path,
+    load_yaml,
+    make_config,
+    parse_overrides,
+    resume_config,
+)
 from .evaluate import evaluate
 from .model import ActorCritic
 from .ppo import ppo_update
@@ -41,13 +55,88 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def _check_resume_config(cfg: TrainConfig, saved: TrainConfig) -> None:
-    a, b = cfg.to_dict(), saved.to_dict()
-    diff = [k for k in a if a[k] != b[k] and k not in RUNTIME_KEYS]
-    if diff:
-        detail = ", ".join(f"{k}={a[k]!r} (checkpoint: {b[k]!r})" for k in diff)
-        raise ConfigError(f"cannot resume with a different configuration: {detail}; "
-                          f"only {', '.join(RUNTIME_KEYS)} may change on --resume")
+class TrainingError(RuntimeError):
+    """Training cannot go on (a loss or weight that is not finite); the message names the
+    checkpoint that holds the last good iteration."""
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C during training, raised once the last complete iteration is checkpointed.
+    ``checkpoint`` is ``None`` when no iteration was complete (nothing to resume)."""
+
+    def __init__(self, run_dir: Path, iteration: int | None, checkpoint: Path | None):
+        super().__init__(f"training interrupted; last checkpointed iteration: {iteration}")
+        self.run_dir, self.iteration, self.checkpoint = run_dir, iteration, checkpoint
+
+
+def check_run_dir(run_dir: str) -> Path:
+    """``run_dir`` as a folder that can be written (made if needed), or :class:`ConfigError`."""
+    try:
+        return output_dir(run_dir, "run_dir")
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def config_for_resume(config_path: str | Path | None, overrides: list[str] | tuple[str, ...]) -> TrainConfig:
+    """The configuration ``imperiale train --resume`` continues: the one in the checkpoint of
+    ``run_dir`` (given in ``overrides``, else the default), with the runtime keys the user gave
+    (:func:`~train.config.resume_config`); ``config_path`` may only repeat the checkpoint's values."""
+    given: dict[str, Any] = dict(load_yaml(config_path)) if config_path is not None else {}
+    given.update(parse_overrides(overrides))
+    if "run_dir" in given:
+        run_dir = given["run_dir"]
+    else:
+        default = default_config_path()
+        run_dir = make_config(default).run_dir if default is not None else TrainConfig().run_dir
+    ckpt_path = check_run_dir(run_dir) / CHECKPOINT_NAME
+    if not ckpt_path.exists():
+        raise CheckpointError(f"nothing to resume: no checkpoint at {ckpt_path} (start a run with "
+                              f"`imperiale train run_dir={run_dir}`, or give the run_dir= of an existing run)")
+    data = load_checkpoint(ckpt_path)
+    return resume_config(_saved_config(data, ckpt_path), given, str(run_dir))
+
+
+def _saved_config(data: dict[str, Any], ckpt_path: Path) -> TrainConfig:
+    if data["version"] != VERSION:
+        raise CheckpointError(f"{ckpt_path} has checkpoint version {data['version']}, which stored its game batch as "
+                              "a pickle: it is never resumed (its policy still plays as neural:PATH)")
+    if not isinstance(data["config"], dict):
+        raise CheckpointError(f"{ckpt_path}: its config is not a mapping")
+    try:
+        return config_from_dict(data["config"])
+    except ConfigError as exc:
+        raise CheckpointError(f"{ckpt_path}: its config does not fit this code: {exc}") from None
+
+
+def _check_opponents(cfg: TrainConfig, rules) -> None:
+    """Build every evaluation opponent now, so that a bad spec fails before the first iteration."""
+    from agents.base import AgentError, make_agent
+
+    for spec in cfg.eval_opponents:
+        try:
+            make_agent(spec, rules)
+        except AgentError as exc:
+            raise ConfigError(f"eval_opponents: {exc}") from None
+
+
+def _not_finite(stats: dict[str, float], model: torch.nn.Module) -> list[str]:
+    """The losses that are NaN or infinite, and ``weights`` if any weight is."""
+    bad = [f"{k}={v}" for k, v in stats.items() if k.startswith("loss/") and k != "loss/explained_variance"
+           and not math.isfinite(v)]
+    if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+        bad.append("weights")
+    return bad
+
+
+def _clone(obj: Any) -> Any:
+    """A copy of nested dicts and lists whose tensors are cloned (state dicts share live tensors)."""
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().clone()
+    if isinstance(obj, dict):
+        return {k: _clone(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_clone(v) for v in obj]
+    return obj
 
 
 def _open_writer(run_dir: Path, enabled: bool, purge_step: int | None):
@@ -61,11 +150,24 @@ def _open_writer(run_dir: Path, enabled: bool, purge_step: int | None):
 
 
 def _trim_metrics(path: Path, iteration: int) -> None:
-    """Drop the lines a killed run wrote after its last checkpoint."""
+    """Drop the lines a killed run wrote after its last checkpoint; a last line cut short by the
+    kill is one of them (a line is written before its iteration's checkpoint)."""
     if not path.exists():
         return
-    keep = [line for line in path.read_text().splitlines() if line.strip()
-            and json.loads(line).get("iteration", 0) <= iteration]
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    keep = []
+    for number, line in enumerate(lines, 1):
+        try:
+            done = json.loads(line)["iteration"]
+            if not isinstance(done, int):
+                raise TypeError
+        except (ValueError, TypeError, KeyError):
+            if number == len(lines):
+                break
+            raise ConfigError(f"{path} line {number} is damaged (not a metrics record); "
+                              "repair or remove that line to resume") from None
+        if done <= iteration:
+            keep.append(line)
     path.write_text("".join(line + "\n" for line in keep))
 
 
@@ -84,23 +186,41 @@ def _eval_summary(result: dict[str, dict[str, float]]) -> dict[str, float]:
 def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = None) -> dict[str, Any]:
     """Run (or resume) training to ``cfg.iterations``; ``stop_after``: leave after that many
     iterations of this call without a final checkpoint (a simulated kill, for tests).
-    Returns ``{"checkpoint": path, "iteration": k, "eval": last evaluation, "history": [...]}``."""
+
+    Everything a run needs is checked before the first iteration: the values, ``run_dir``, the
+    memory the sizes need, every evaluation opponent, the checkpoint to resume.  A loss or
+    weight that is not finite stops with :class:`TrainingError`; Ctrl-C raises
+    :class:`TrainingInterrupted`; both after checkpointing the last complete iteration.
+    Returns ``{"checkpoint", "iteration", "global_step", "iterations_run" (by this call), "eval",
+    "history", "seconds" (of this call), "outputs" (name: path)}``."""
     cfg.validate()
-    torch.set_num_threads(cfg.threads)
-    device = resolve_device(cfg.device)
-    rules = cfg.make_rules()
-    run_dir = Path(cfg.run_dir)
+    run_dir = check_run_dir(cfg.run_dir)
     ckpt_path = run_dir / CHECKPOINT_NAME
+    metrics_path = run_dir / "metrics.jsonl"
     data = None
     if resume:
-        data = load_checkpoint(ckpt_path, map_location=device)
-        try:
-            saved = config_from_dict(data["config"])
-        except ConfigError as exc:
-            raise CheckpointError(f"{ckpt_path}: its config does not fit this code: {exc}") from None
-        _check_resume_config(cfg, saved)
+        if not ckpt_path.exists():
+            raise CheckpointError(f"nothing to resume: no checkpoint at {ckpt_path}")
+        data = load_checkpoint(ckpt_path)
+        resume_config(_saved_config(data, ckpt_path), dataclasses.asdict(cfg), cfg.run_dir)
+        done = data["iteration"]
+        if not isinstance(done, int) or done < 0:
+            raise CheckpointError(f"{ckpt_path}: iteration {done!r} is not a count of iterations")
+        if done >= cfg.iterations:
+            what = "has finished" if done == cfg.iterations else "went further"
+            raise ConfigError(f"nothing to resume: the run in {run_dir} {what} ({done} of iterations={cfg.iterations} "
+                              f"done); give iterations=N with N > {done} to train it further")
     elif ckpt_path.exists():
-        raise ConfigError(f"{ckpt_path} exists: pass --resume to continue that run, or choose another run_dir=")
+        raise ConfigError(f"{ckpt_path} exists: pass --resume to continue that run, or choose another run_dir= "
+                          "(nothing is overwritten)")
+    elif metrics_path.exists() and metrics_path.stat().st_size:
+        raise ConfigError(f"{metrics_path} holds the metrics of an earlier run that has no checkpoint; it is not "
+                          "overwritten: choose another run_dir= or move that file away")
+    check_memory(cfg)
+    rules = cfg.make_rules()
+    _check_opponents(cfg, rules)
+    device = resolve_device(cfg.device)
+    torch.set_num_threads(cfg.threads)
     run_dir.mkdir(parents=True, exist_ok=True)
 
     torch.manual_seed(cfg.seed)
@@ -118,29 +238,42 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             torch.set_rng_state(data["torch_rng"])
             pool.load_state_dict(data["pool"])
             rollout.load_state(data["rollout"])
-        except (KeyError, RuntimeError, ValueError, TypeError) as exc:
+            iteration, global_step = data["iteration"], int(data["global_step"])
+            history = list(data.get("history", []))
+        except (AttributeError, IndexError, KeyError, RuntimeError, ValueError, TypeError) as exc:
             raise CheckpointError(f"{ckpt_path} does not fit this configuration: {type(exc).__name__}: {exc}") from None
-        iteration, global_step = int(data["iteration"]), int(data["global_step"])
-        history = list(data.get("history", []))
     else:
         import yaml
 
         (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
 
-    metrics_path = run_dir / "metrics.jsonl"
     if resume:
         _trim_metrics(metrics_path, iteration)
     elif metrics_path.exists():
         metrics_path.unlink()
     writer = _open_writer(run_dir, cfg.tensorboard, global_step + 1 if resume else None)
 
-    def checkpoint() -> Path:
-        return save_checkpoint(ckpt_path, {
+    def state() -> dict[str, Any]:
+        """Everything the next iteration reads, copied (the live tensors keep changing)."""
+        return {
             "config": cfg.to_dict(), "rules": rules.to_dict(), "seed": cfg.seed, "iteration": iteration,
-            "global_step": global_step, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-            "np_rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(), "pool": pool.state_dict(),
-            "rollout": rollout.state(), "history": history,
-        })
+            "global_step": global_step, "model": _clone(model.state_dict()),
+            "optimizer": _clone(optimizer.state_dict()), "np_rng": rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(), "pool": pool.state_dict(), "rollout": rollout.state(),
+            "history": list(history),
+        }
+
+    saved_at = iteration if resume else None  # the iteration the checkpoint on disk holds
+    good: dict[str, Any] | None = None  # the state after the last complete iteration
+
+    def save(snapshot: dict[str, Any]) -> None:
+        nonlocal saved_at
+        save_checkpoint(ckpt_path, snapshot)
+        saved_at = snapshot["iteration"]
+
+    def save_good() -> None:
+        if good is not None and good["iteration"] != saved_at:
+            save(good)
 
     bar = None
     if cfg.progress:
@@ -161,6 +294,13 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             t1 = time.perf_counter()
             stats.update(ppo_update(model, optimizer, batch, cfg, rng))
             t2 = time.perf_counter()
+            bad = _not_finite(stats, model)
+            if bad:
+                save_good()
+                kept = (f"the last good checkpoint, iteration {saved_at}, is {ckpt_path}" if saved_at is not None
+                        else "no iteration was checkpointed")
+                raise TrainingError(f"iteration {iteration + 1}: not finite: {', '.join(bad)}; training stopped and "
+                                    f"{kept}. Start a new run with a smaller lr= or max_grad_norm=")
             iteration += 1
             done_here += 1
             global_step += cfg.batch_size
@@ -173,6 +313,8 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             stats["train/lr"] = optimizer.param_groups[0]["lr"]
             stats["train/pool_size"] = float(len(pool))
             final = iteration == cfg.iterations
+            if final:
+                save(state())  # the trained policy is on disk before the final evaluation starts
             if (cfg.eval_every and iteration % cfg.eval_every == 0) or final:
                 from agents.neural import PolicyAgent
 
@@ -199,19 +341,27 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
                         post[f"vs_{opp[:5]}"] = f"{100 * last_eval[key]:.0f}%"
                 bar.set_postfix(post, refresh=False)
                 bar.update(1)
+            good = state()
             if (cfg.checkpoint_every and iteration % cfg.checkpoint_every == 0) or final:
-                checkpoint()
+                save(good)
+    except KeyboardInterrupt:
+        save_good()
+        raise TrainingInterrupted(run_dir, saved_at, ckpt_path if saved_at is not None else None) from None
     finally:
         if bar is not None:
             bar.close()
         if writer is not None:
             writer.close()
+    outputs = {"checkpoint": ckpt_path, "metrics": metrics_path}
+    if writer is not None:
+        outputs["tensorboard"] = run_dir / "tb"
     if cfg.plot and iteration == cfg.iterations and done_here:
         try:
             from .plot import plot_learning_curve
 
-            plot_learning_curve(run_dir)
+            outputs["plot"] = plot_learning_curve(run_dir)
         except ImportError:
             pass
     return {"checkpoint": str(ckpt_path), "iteration": iteration, "global_step": global_step,
-            "eval": last_eval, "history": history, "seconds": time.perf_counter() - start}
+            "iterations_run": done_here, "eval": last_eval, "history": history,
+            "seconds": time.perf_counter() - start, "outputs": outputs}
