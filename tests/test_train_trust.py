@@ -58,7 +58,9 @@ def test_config_files_that_are_not_yaml_text(tmp_path, capsys):
     latin.write_bytes("lr: 0.001  # réglé\n".encode("latin-1"))
     nul = tmp_path / "nul.yaml"
     nul.write_bytes(b"lr: 0.001\x00\n")
-    for path, message in [(binary, "not UTF-8"), (latin, "not UTF-8"), (nul, "binary file"),
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    for path, message in [(binary, "not UTF-8"), (latin, "not UTF-8"), (nul, "binary file"), (deep, "nests too deeply"),
                           (tmp_path, "is a directory"), (tmp_path / "missing.yaml", "no such config file")]:
         code, out, err = cli(capsys, "--config", str(path), f"run_dir={tmp_path / 'run'}")
         assert code == 2 and message in err and str(path) in err, err

@@ -278,6 +278,8 @@ def load_yaml(path: str | Path) -> dict[str, Any]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"config {path} is not valid YAML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"config {path} nests too deeply: a config is a flat mapping of key: value") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
