@@ -36,7 +36,7 @@ import itertools
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -344,6 +344,37 @@ def pair_stats(log: MatchLog, a: int, b: int, single_deal: bool) -> PairStats:
     return st
 
 
+@dataclass(frozen=True)
+class MatchPlan:
+    """Everything the matches of a tournament share; match ``k`` plays ``lineups[k]`` with the
+    agent generators seeded from ``(seed, k)``, so matches can be played in any order, anywhere."""
+
+    rules: Rules
+    specs: list[str | Agent]  # as given to run_tournament
+    agents: list[Agent]  # built from the specs in this process
+    names: list[str]
+    lineups: list[tuple[int, ...]]
+    groups: int
+    seed: int
+    single_deal: bool
+    workers: int
+
+
+#: Plays the matches of a plan and yields ``(k, log, timings of that match)`` once per match, in any order.
+MatchRunner = Callable[[MatchPlan, Any], Iterable[tuple[int, MatchLog, dict[int, AgentTiming]]]]
+
+
+def play_matches(plan: MatchPlan, bar=None) -> Iterator[tuple[int, MatchLog, dict[int, AgentTiming]]]:
+    """The local runner: the matches one after another in this process (``bar``: a tqdm over games)."""
+    for k, lineup in enumerate(plan.lineups):
+        if bar is not None:
+            bar.set_postfix_str(" vs ".join(plan.names[i] for i in lineup))
+        timings: dict[int, AgentTiming] = {}
+        log = play_match(plan.rules, plan.agents, lineup, plan.groups, plan.seed, k, single_deal=plan.single_deal,
+                         timings=timings, progress=bar)
+        yield k, log, timings
+
+
 @dataclass
 class TournamentResult:
     rules: Rules
@@ -463,9 +494,12 @@ def run_tournament(
     single_deal: bool = False,
     progress: bool = False,
     workers: int = 1,
+    runner: MatchRunner | None = None,
 ) -> TournamentResult:
     """Round robin of ``agents`` (specs or :class:`Agent` objects); ``groups`` seed groups per lineup;
-    ``workers`` processes for the agents built from specs that can use them (pimc)."""
+    ``workers`` processes for the agents built from specs that can use them (pimc); ``runner`` plays
+    the matches (default :func:`play_matches`, here one after another; a Ray runner spreads them
+    over a cluster with the same results, since a match depends only on its plan and index)."""
     rules = resolve_rules(rules)
     built = [make_agent(a, rules, workers=workers) if isinstance(a, str) else a for a in agents]
     names = _unique_names([a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in agents])
@@ -477,16 +511,20 @@ def run_tournament(
         bar = tqdm(total=len(ups) * groups * rules.players, unit="game", desc="tournament")
     t0 = time.perf_counter()
     timings: dict[int, AgentTiming] = {}
-    logs, pairs = [], []
+    plan = MatchPlan(rules=rules, specs=list(agents), agents=built, names=names, lineups=ups, groups=groups,
+                     seed=seed, single_deal=single_deal, workers=workers)
+    played: dict[int, MatchLog] = {}
+    for k, log, match_timings in (runner or play_matches)(plan, bar):
+        played[k] = log
+        for a, t in match_timings.items():
+            total = timings.setdefault(a, AgentTiming())
+            total.decisions, total.seconds, total.calls = (total.decisions + t.decisions,
+                                                           total.seconds + t.seconds, total.calls + t.calls)
+    logs, pairs = [played[k] for k in range(len(ups))], []
     m = len(built)
     wins = np.zeros((m, m))
-    for k, lineup in enumerate(ups):
-        if bar is not None:
-            bar.set_postfix_str(" vs ".join(names[i] for i in lineup))
-        log = play_match(rules, built, lineup, groups, seed, k, single_deal=single_deal, timings=timings,
-                         progress=bar)
-        logs.append(log)
-        for a, b in itertools.combinations(sorted(set(lineup)), 2):
+    for log in logs:
+        for a, b in itertools.combinations(sorted(set(log.lineup)), 2):
             st = pair_stats(log, a, b, single_deal)
             pairs.append(st)
             wins[a, b] += st.game_score

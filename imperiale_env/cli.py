@@ -104,14 +104,20 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from agents.base import AgentError
     from agents.tournament import run_tournament, write_outputs
 
+    from .cluster import ClusterError
     from .rules import RulesError, make_rules
 
     try:
+        runner = None
+        if args.ray is not None:
+            from agents.ray_tournament import RayMatchRunner
+
+            runner = RayMatchRunner(args.ray)
         overrides = {} if args.target is None else {"target_imperiales": args.target}
         rules = make_rules(args.rules, **overrides)
         result = run_tournament(specs, rules, groups=groups, seed=args.seed, single_deal=args.deals is not None,
-                                progress=not args.no_progress, workers=args.workers)
-    except (AgentError, RulesError) as exc:
+                                progress=not args.no_progress, workers=args.workers, runner=runner)
+    except (AgentError, RulesError, ClusterError) as exc:
         _error("eval", str(exc))
         return 2
     print(result.markdown())
@@ -212,6 +218,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset")
     evaluate.add_argument("--workers", type=int, default=1, metavar="W", help="processes for pimc (default 1)")
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar")
+    evaluate.add_argument(
+        "--ray", nargs="?", const="local", metavar="ADDRESS",
+        help="play the matches as Ray tasks: on the cluster at ADDRESS (auto, HOST:PORT, ray://HOST:PORT) or, "
+        "without ADDRESS, on a local Ray instance; same results as without --ray (needs imperiale[ray])",
+    )
 
     play = add("play", "play a whole game against a bot in the terminal", _cmd_play)
     play.add_argument(

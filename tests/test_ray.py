@@ -1,0 +1,138 @@
+"""Ray: tournaments and self-play rollouts on a local Ray instance give the local results, survive a
+killed worker, and fail clearly on a cluster that cannot be reached.
+
+One local instance (2 CPUs) serves the whole module: starting one costs seconds.  Its workers get
+this checkout on their ``PYTHONPATH`` (they must import the code under test, not an installed
+copy), and this module is pickled by value so that the test agents defined here reach them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from agents.ray_tournament import RayMatchRunner  # noqa: E402
+from agents.tournament import run_tournament  # noqa: E402
+from imperiale_env.cli import main  # noqa: E402
+from imperiale_env.cluster import ClusterError, connect  # noqa: E402
+from imperiale_env.rules import make_rules  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    yield
+    ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    ray.shutdown()
+
+
+class FirstLegal:
+    """A deterministic agent: the lowest legal action id."""
+
+    name = "first"
+
+    def act(self, obs, mask, rng):
+        return np.argmax(mask, axis=1).astype(np.int64)
+
+
+class DiesOnce(FirstLegal):
+    """Kills its own process the first time it is asked to act anywhere (a marker file remembers)."""
+
+    name = "dies-once"
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def act(self, obs, mask, rng):
+        if not os.path.exists(self.marker):
+            Path(self.marker).write_text(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().act(obs, mask, rng)
+
+
+def _comparable(result):
+    """The result with its wall-clock times zeroed (they differ between any two runs)."""
+    result.seconds = 0.0
+    for t in result.timings.values():
+        t.seconds = 0.0
+    return result
+
+
+def _assert_same(a, b):
+    a, b = _comparable(a), _comparable(b)
+    assert a.to_dict() == b.to_dict()
+    assert a.markdown() == b.markdown()
+    assert len(a.logs) == len(b.logs)
+    for x, y in zip(a.logs, b.logs, strict=True):
+        assert x.lineup == y.lineup
+        for field in ("seat_agent", "seeds", "winner_seat", "deltas", "num_deals", "final_imperiales"):
+            assert np.array_equal(getattr(x, field), getattr(y, field)), field
+
+
+def test_ray_tournament_equals_the_local_one(local_ray):
+    rules = make_rules("academie", target_imperiales=2)
+    agents = ["random", "heuristic", FirstLegal()]
+    local = run_tournament(agents, rules, groups=4, seed=7)
+    remote = run_tournament(agents, rules, groups=4, seed=7, runner=RayMatchRunner())
+    assert len(remote.logs) == 3
+    _assert_same(local, remote)
+    assert local.timings[0].decisions == remote.timings[0].decisions > 0
+
+
+def test_a_killed_worker_has_its_match_redone_once(local_ray, tmp_path):
+    rules = make_rules("academie", target_imperiales=2)
+    marker = tmp_path / "died"
+    agents = ["random", DiesOnce(str(marker)), "heuristic"]
+    remote = run_tournament(agents, rules, groups=3, seed=3, single_deal=True, runner=RayMatchRunner())
+    assert marker.exists()  # a worker did die
+    local = run_tournament(agents, rules, groups=3, seed=3, single_deal=True)  # the marker is there: no death
+    _assert_same(local, remote)
+    assert [p.games for p in remote.pairs] == [6, 6, 6]  # each match counted once
+
+
+def test_an_agent_error_in_a_task_is_raised_as_itself(local_ray):
+    class Illegal(FirstLegal):
+        name = "illegal"
+
+        def act(self, obs, mask, rng):
+            return np.full(len(obs), -1, dtype=np.int64)
+
+    with pytest.raises(ValueError, match="illegal action"):
+        run_tournament(["random", Illegal()], "academie", groups=1, single_deal=True, runner=RayMatchRunner())
+
+
+def test_cli_eval_ray_writes_the_local_results(local_ray, tmp_path, capsys):
+    args = ["eval", "--agents", "random,heuristic", "--deals", "3", "--seed", "5", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    assert main([*args, "--ray", "--out", str(tmp_path / "ray")]) == 0
+    capsys.readouterr()
+
+    def load(name):
+        data = json.loads((tmp_path / name / "results.json").read_text())
+        data.pop("seconds")
+        for t in data["decision_time_ms"].values():
+            t.pop("ms_per_decision")
+        return data
+
+    assert load("local") == load("ray")
+
+
+def test_unreachable_cluster_fails_fast_and_clearly(capsys):
+    with pytest.raises(ClusterError, match="cannot reach the Ray cluster at '127.0.0.1:1'"):
+        connect("127.0.0.1:1")
+    with pytest.raises(ClusterError, match="bad Ray address 'nowhere'"):
+        connect("nowhere")
+    assert main(["eval", "--deals", "1", "--no-progress", "--ray", "127.0.0.1:1"]) == 2
+    assert "cannot reach the Ray cluster" in capsys.readouterr().err
