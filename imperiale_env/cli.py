@@ -139,10 +139,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.config is not None and not Path(args.config).is_file():
         _error("train", f"no such config file: {args.config}")
         return 2
+    from .cluster import ClusterError
+
     try:
         cfg = make_config(path, args.overrides)
         result = train(cfg, resume=args.resume)
-    except (ConfigError, CheckpointError) as exc:
+    except (ConfigError, CheckpointError, ClusterError) as exc:
         _error("train", str(exc))
         return 2
     ev = {k: v for k, v in result["eval"].items() if k.startswith("eval/win_rate")}

@@ -136,3 +136,85 @@ def test_unreachable_cluster_fails_fast_and_clearly(capsys):
         connect("nowhere")
     assert main(["eval", "--deals", "1", "--no-progress", "--ray", "127.0.0.1:1"]) == 2
     assert "cannot reach the Ray cluster" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- training with rollout workers
+
+TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=2, num_minibatches=2, eval_groups=4,
+            eval_single_deal=True, plot=False, eval_every=0, progress=False, tensorboard=False, threads=1,
+            pool_every=1, pool_size=2, p_pool=0.5, critic="perfect", rollout_workers=2, iterations=4,
+            checkpoint_every=2)
+
+
+def _train(tmp_path, name, **kw):
+    from train.config import make_config
+    from train.run import train
+
+    return train(make_config(None, {**TINY, "run_dir": str(tmp_path / name)}), **kw)
+
+
+def _metrics(run_dir: Path) -> list[dict]:
+    """The metrics lines without the timings (``perf/``), which differ between any two runs."""
+    lines = (run_dir / "metrics.jsonl").read_text().splitlines()
+    return [{k: v for k, v in json.loads(line).items() if not k.startswith("perf/")} for line in lines]
+
+
+def _weights(run_dir: Path) -> dict:
+    from train.checkpoint import load_checkpoint
+
+    return load_checkpoint(run_dir / "checkpoint.pt")["model"]
+
+
+def _assert_same_run(a: Path, b: Path) -> None:
+    import torch
+
+    assert _metrics(a) == _metrics(b)
+    wa, wb = _weights(a), _weights(b)
+    assert wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+@pytest.fixture(scope="module")
+def straight_run(local_ray, tmp_path_factory):
+    """Four iterations with two rollout workers, uninterrupted."""
+    path = tmp_path_factory.mktemp("straight")
+    result = _train(path, "run")
+    assert result["iteration"] == 4
+    return path / "run"
+
+
+def test_two_worker_training_reruns_identically_and_resumes(straight_run, tmp_path):
+    from train.checkpoint import load_checkpoint
+
+    _train(tmp_path, "killed", stop_after=3)  # left during iteration 4: the last checkpoint is iteration 2
+    data = load_checkpoint(tmp_path / "killed" / "checkpoint.pt")
+    assert data["iteration"] == 2 and data["rollout"]["iteration"] == 2 and len(data["rollout"]["workers"]) == 2
+    assert _train(tmp_path, "killed", resume=True)["iteration"] == 4
+    _assert_same_run(straight_run, tmp_path / "killed")
+    assert len(_metrics(straight_run)) == 4 and _metrics(straight_run)[0]["global_step"] == 128
+
+
+def test_a_killed_rollout_worker_is_restarted_and_its_rollout_redone(straight_run, tmp_path, monkeypatch):
+    import train.ray_rollout as ray_rollout
+
+    class DiesOnceWorker(ray_rollout.RolloutWorker):
+        marker = str(tmp_path / "died")
+
+        def collect(self, weights, pool_box, pool_version, state_box, iteration):
+            if self.index == 1 and iteration == 2 and not os.path.exists(self.marker):
+                Path(self.marker).write_text(str(os.getpid()))
+                os.kill(os.getpid(), signal.SIGKILL)
+            return super().collect(weights, pool_box, pool_version, state_box, iteration)
+
+    monkeypatch.setattr(ray_rollout, "RolloutWorker", DiesOnceWorker)
+    assert _train(tmp_path, "dies")["iteration"] == 4
+    assert (tmp_path / "died").exists()  # the worker did die, mid-run
+    _assert_same_run(straight_run, tmp_path / "dies")
+
+
+def test_rollout_workers_must_divide_num_envs(tmp_path):
+    from train.config import ConfigError, make_config
+
+    with pytest.raises(ConfigError, match="rollout_workers=3 .*a divisor of num_envs=16"):
+        make_config(None, {**TINY, "rollout_workers": 3})
+    with pytest.raises(ConfigError, match="rollout_workers=-1"):
+        make_config(None, {**TINY, "rollout_workers": -1})

@@ -46,6 +46,8 @@ class TrainConfig:
     # Rollouts.
     num_envs: int = 512  # BatchGame slots
     num_steps: int = 32  # decisions per slot per iteration
+    rollout_workers: int = 0  # Ray actors collecting the rollouts, num_envs / N slots each; 0: in this process
+    ray_address: str = ""  # with rollout_workers: a Ray cluster (auto, HOST:PORT, ray://...); "": a local instance
     # Opponent pool.
     p_pool: float = 0.2  # probability that a game's opponent seat(s) are a past snapshot
     pool_size: int = 8  # keep the last K snapshots
@@ -94,6 +96,7 @@ class TrainConfig:
             need(getattr(self, key) >= 1, key, "an int >= 1")
         for key in ("checkpoint_every", "eval_every"):
             need(getattr(self, key) >= 0, key, "an int >= 0 (0: only at the end)")
+        need(self.rollout_workers >= 0, "rollout_workers", "an int >= 0 (0: collect in this process)")
         need(0.0 <= self.p_pool <= 1.0, "p_pool", "a probability in [0, 1]")
         need(0.0 <= self.gamma <= 1.0, "gamma", "a float in [0, 1]")
         need(0.0 <= self.gae_lambda <= 1.0, "gae_lambda", "a float in [0, 1]")
@@ -104,6 +107,8 @@ class TrainConfig:
         for key in ("ent_coef", "vf_coef", "target_kl"):
             need(getattr(self, key) >= 0, key, "a float >= 0")
         need(len(self.hidden) >= 1 and all(h >= 1 for h in self.hidden), "hidden", "comma-separated ints >= 1")
+        need(self.rollout_workers == 0 or self.num_envs % self.rollout_workers == 0, "rollout_workers",
+             f"0, or a divisor of num_envs={self.num_envs} (each worker plays num_envs / rollout_workers games)")
         need(self.num_envs * self.num_steps >= self.num_minibatches, "num_minibatches",
              "at most num_envs * num_steps")
         allowed_opp = ("random", "heuristic")
@@ -261,7 +266,8 @@ def default_config_path() -> Path | None:
 
 #: Fields that may differ between a run and its ``--resume`` (``iterations`` extends or shortens the
 #: run; with ``anneal_lr`` that changes the learning rate of the iterations still to come).
-RUNTIME_KEYS = ("iterations", "progress", "tensorboard", "plot", "threads", "device", "checkpoint_every")
+RUNTIME_KEYS = ("iterations", "progress", "tensorboard", "plot", "threads", "device", "checkpoint_every",
+                "ray_address")
 
 
 def replace(config: TrainConfig, **changes: Any) -> TrainConfig:

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from imperiale_env.cluster import ClusterError
+
 from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from .config import RUNTIME_KEYS, ConfigError, TrainConfig, config_from_dict
 from .evaluate import evaluate
@@ -108,7 +110,12 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     model = ActorCritic(cfg.hidden, cfg.activation, cfg.critic).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
     pool = OpponentPool(cfg.pool_size, cfg.hidden, cfg.activation, device)
-    rollout = SelfPlayRollout(cfg, rules, device, rng)
+    if cfg.rollout_workers:
+        from .ray_rollout import RayRollout
+
+        rollout = RayRollout(cfg, rules, device)
+    else:
+        rollout = SelfPlayRollout(cfg, rules, device, rng)
     iteration, global_step, history = 0, 0, []
     if data is not None:
         try:
@@ -201,7 +208,13 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
                 bar.update(1)
             if (cfg.checkpoint_every and iteration % cfg.checkpoint_every == 0) or final:
                 checkpoint()
+    except ClusterError:
+        if done_here and not (cfg.checkpoint_every and iteration % cfg.checkpoint_every == 0):
+            checkpoint()  # the rollout workers were lost between iterations: keep the last one, resumable
+        raise
     finally:
+        if cfg.rollout_workers:
+            rollout.close()
         if bar is not None:
             bar.close()
         if writer is not None:
