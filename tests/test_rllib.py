@@ -39,6 +39,20 @@ def test_wrapper_renames_the_observation_and_changes_nothing_else():
     assert plain.rewards == wrapped.rewards
 
 
+class Checked(RLlibObservations):
+    """Counts the actions taken and those outside the mask (RLlib's env runner is in this process)."""
+
+    checked = 0
+    illegal: list[int] = []
+
+    def step(self, action):
+        if action is not None:
+            Checked.checked += 1
+            if not self.observe(self.agent_selection)["action_mask"][action]:
+                Checked.illegal.append(int(action))
+        super().step(action)
+
+
 def test_one_masked_multi_agent_ppo_iteration():
     pytest.importorskip("ray.rllib")
     import ray
@@ -50,19 +64,6 @@ def test_one_masked_multi_agent_ppo_iteration():
     from ray.tune.registry import register_env
 
     from imperiale_env.rllib import register
-
-    illegal: list[int] = []
-    checked = [0]
-
-    class Checked(RLlibObservations):
-        """Records any action outside the mask (the env runner is in this process)."""
-
-        def step(self, action):
-            if action is not None:
-                checked[0] += 1
-                if not self.observe(self.agent_selection)["action_mask"][action]:
-                    illegal.append(int(action))
-            super().step(action)
 
     assert register() == "imperiale"  # the documented creator registers; the test uses the checked copy
     register_env("imperiale-checked", lambda cfg: PettingZooEnv(Checked(make_env(**cfg))))
@@ -90,4 +91,4 @@ def test_one_masked_multi_agent_ppo_iteration():
             ray.shutdown()
     assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 128
     assert result["env_runners"]["num_episodes_lifetime"] >= 1
-    assert checked[0] >= 128 and illegal == []
+    assert Checked.checked >= 128 and Checked.illegal == []
