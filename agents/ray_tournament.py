@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from imperiale_env.cluster import ClusterError, connect, import_ray, lost
+from imperiale_env.cluster import ClusterError, check_cpus, connect, import_ray, lost
 from imperiale_env.rules import Rules
 
 from .base import Agent, make_agent
@@ -71,6 +71,7 @@ class RayMatchRunner:
         ray = import_ray()
         session = connect(self.address, self.num_cpus)
         try:
+            check_cpus(plan.workers, 1, f"a match task with --workers {plan.workers}")
             payload = [_payload(s, b) for s, b in zip(plan.specs, plan.agents, strict=True)]
             try:
                 agents_ref = ray.put(payload)

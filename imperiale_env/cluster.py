@@ -68,6 +68,18 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> RaySessi
     return RaySession(address=LOCAL if local else address, started=True)
 
 
+def check_cpus(per_task: int, tasks: int, what: str) -> None:
+    """Fail before submitting work that could never be scheduled (Ray would wait for it forever):
+    ``tasks`` tasks or actors held at once, each asking for ``per_task`` CPUs on one node."""
+    import ray
+
+    nodes = [n["Resources"].get("CPU", 0.0) for n in ray.nodes() if n.get("Alive")]
+    biggest, total = max(nodes, default=0.0), sum(nodes)
+    if per_task > biggest or per_task * tasks > total:
+        raise ClusterError(f"{what} needs {tasks} x {per_task} CPU(s) at once on the Ray cluster, "
+                           f"which has {total:g} CPUs (at most {biggest:g} on one node)")
+
+
 def _check_reachable(address: str, timeout: float = 5.0) -> None:
     """Fail fast on a ``HOST:PORT`` nobody listens at (``ray.init`` itself retries for minutes)."""
     host, sep, port = address.removeprefix("ray://").rpartition(":")

@@ -146,11 +146,12 @@ TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=2, num_minibat
             checkpoint_every=2)
 
 
-def _train(tmp_path, name, **kw):
+def _train(tmp_path, name, *, resume=False, stop_after=None, **overrides):
     from train.config import make_config
     from train.run import train
 
-    return train(make_config(None, {**TINY, "run_dir": str(tmp_path / name)}), **kw)
+    cfg = make_config(None, {**TINY, "run_dir": str(tmp_path / name), **overrides})
+    return train(cfg, resume=resume, stop_after=stop_after)
 
 
 def _metrics(run_dir: Path) -> list[dict]:
@@ -218,3 +219,10 @@ def test_rollout_workers_must_divide_num_envs(tmp_path):
         make_config(None, {**TINY, "rollout_workers": 3})
     with pytest.raises(ConfigError, match="rollout_workers=-1"):
         make_config(None, {**TINY, "rollout_workers": -1})
+
+
+def test_work_that_no_node_can_hold_fails_instead_of_waiting(local_ray, tmp_path):
+    with pytest.raises(ClusterError, match="--workers 3 needs 1 x 3 CPU"):
+        run_tournament(["random", "heuristic"], "academie", groups=1, workers=3, runner=RayMatchRunner())
+    with pytest.raises(ClusterError, match="rollout_workers=4 needs 4 x 1 CPU"):
+        _train(tmp_path, "too-many", rollout_workers=4)

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from imperiale_env.cluster import connect, import_ray, lost
+from imperiale_env.cluster import ClusterError, check_cpus, connect, import_ray, lost
 from imperiale_env.observation import OBS_SIZE
 from imperiale_env.rules import Rules
 
@@ -124,6 +124,11 @@ class RayRollout:
         self.n = config.rollout_workers
         self.ray = import_ray()
         self.session = connect(config.ray_address or None, num_cpus=config.rollout_workers)
+        try:
+            check_cpus(1, self.n, f"rollout_workers={self.n}")
+        except ClusterError:
+            self.session.close()
+            raise
         actor = self.ray.remote(num_cpus=1, max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS)(RolloutWorker)
         self.workers = [actor.remote(config.to_dict(), i) for i in range(self.n)]
         self.states: list[Any] = [None] * self.n
