@@ -70,6 +70,7 @@ class RayMatchRunner:
     def __call__(self, plan: MatchPlan, bar=None) -> Iterator[tuple[int, MatchLog, dict[int, AgentTiming]]]:
         ray = import_ray()
         session = connect(self.address, self.num_cpus)
+        pending: dict = {}
         try:
             check_cpus(plan.workers, 1, f"a match task with --workers {plan.workers}")
             payload = [_payload(s, b) for s, b in zip(plan.specs, plan.agents, strict=True)]
@@ -98,4 +99,6 @@ class RayMatchRunner:
                     bar.update(plan.groups * plan.rules.players)
                 yield k, log, timings
         finally:
+            for ref in pending:  # left early (an error, Ctrl-C): free the cluster of the matches still queued
+                ray.cancel(ref, force=True)
             session.close()
