@@ -226,3 +226,25 @@ def test_work_that_no_node_can_hold_fails_instead_of_waiting(local_ray, tmp_path
         run_tournament(["random", "heuristic"], "academie", groups=1, workers=3, runner=RayMatchRunner())
     with pytest.raises(ClusterError, match="rollout_workers=4 needs 4 x 1 CPU"):
         _train(tmp_path, "too-many", rollout_workers=4)
+
+
+def test_a_neural_agent_travels_as_its_network(straight_run, tmp_path):
+    """``neural:PATH`` is sent built (the checkpoint need not exist on the workers' machines)."""
+    import shutil
+
+    path = tmp_path / "policy.pt"
+    shutil.copy(straight_run / "checkpoint.pt", path)
+    agents = ["heuristic", f"neural:{path}"]
+    local = run_tournament(agents, "academie", groups=3, seed=2, single_deal=True)
+    runner = RayMatchRunner()
+    plan_agents = []
+    original = runner.__call__
+
+    def spy(plan, bar=None):
+        plan_agents.extend(plan.agents)
+        path.unlink()  # from here on only the built agent can play
+        yield from original(plan, bar)
+
+    remote = run_tournament(agents, "academie", groups=3, seed=2, single_deal=True, runner=spy)
+    assert type(plan_agents[1]).__name__ == "NeuralAgent"
+    _assert_same(local, remote)
