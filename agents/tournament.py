@@ -38,7 +38,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -351,6 +351,37 @@ def pair_stats(log: MatchLog, a: int, b: int, single_deal: bool) -> PairStats:
     return st
 
 
+@dataclass(frozen=True)
+class MatchPlan:
+    """Everything the matches of a tournament share; match ``k`` plays ``lineups[k]`` with the
+    agent generators seeded from ``(seed, k)``, so matches can be played in any order, anywhere."""
+
+    rules: Rules
+    specs: list[str | Agent]  # as given to run_tournament
+    agents: list[Agent]  # built from the specs in this process
+    names: list[str]
+    lineups: list[tuple[int, ...]]
+    groups: int
+    seed: int
+    single_deal: bool
+    workers: int
+
+
+#: Plays the matches of a plan and yields ``(k, log, timings of that match)`` once per match, in any order.
+MatchRunner = Callable[[MatchPlan, Any], Iterable[tuple[int, MatchLog, dict[int, AgentTiming]]]]
+
+
+def play_matches(plan: MatchPlan, bar=None) -> Iterator[tuple[int, MatchLog, dict[int, AgentTiming]]]:
+    """The local runner: the matches one after another in this process (``bar``: a tqdm over games)."""
+    for k, lineup in enumerate(plan.lineups):
+        if bar is not None:
+            bar.set_postfix_str(" vs ".join(plan.names[i] for i in lineup))
+        timings: dict[int, AgentTiming] = {}
+        log = play_match(plan.rules, plan.agents, lineup, plan.groups, plan.seed, k, single_deal=plan.single_deal,
+                         timings=timings, progress=bar)
+        yield k, log, timings
+
+
 @dataclass
 class TournamentResult:
     rules: Rules
@@ -483,10 +514,13 @@ def run_tournament(
     progress: bool = False,
     workers: int = 1,
     stop_on_interrupt: bool = False,
+    runner: MatchRunner | None = None,
 ) -> TournamentResult:
     """Round robin of ``agents`` (specs or :class:`Agent` objects); ``groups`` seed groups per lineup
     (at least :data:`MIN_GROUPS`); ``workers`` processes for the agents built from specs that can
-    use them (pimc).
+    use them (pimc); ``runner`` plays the matches (default :func:`play_matches`, here one after
+    another; a Ray runner spreads them over a cluster with the same results, since a match
+    depends only on its plan and index).
 
     Every spec is built before the first game, so a bad one costs nothing.  With
     ``stop_on_interrupt``, Ctrl-C ends the tournament after the finished matches: the result
@@ -505,50 +539,54 @@ def run_tournament(
     try:
         for a in agents:
             built.append(make_agent(a, rules, workers=workers) if isinstance(a, str) else a)
-        return _play_round_robin(built, names, ups, rules, groups=groups, seed=seed, single_deal=single_deal,
-                                 progress=progress, stop_on_interrupt=stop_on_interrupt)
+        plan = MatchPlan(rules=rules, specs=list(agents), agents=built, names=names, lineups=ups, groups=groups,
+                         seed=seed, single_deal=single_deal, workers=workers)
+        return _play_round_robin(plan, runner or play_matches, progress=progress,
+                                 stop_on_interrupt=stop_on_interrupt)
     finally:
         for a, spec in zip(built, agents, strict=False):
             if isinstance(spec, str) and callable(getattr(a, "close", None)):
                 a.close()
 
 
-def _play_round_robin(built: list[Agent], names: list[str], ups: list[tuple[int, ...]], rules: Rules, *, groups: int,
-                      seed: int, single_deal: bool, progress: bool, stop_on_interrupt: bool) -> TournamentResult:
+def _play_round_robin(plan: MatchPlan, runner: MatchRunner, *, progress: bool,
+                      stop_on_interrupt: bool) -> TournamentResult:
+    rules, names, ups, groups, seed, single_deal = (plan.rules, plan.names, plan.lineups, plan.groups, plan.seed,
+                                                   plan.single_deal)
     bar = None
     if progress:
         bar = tqdm(total=len(ups) * groups * rules.players, unit="game", desc="tournament")
     t0 = time.perf_counter()
     timings: dict[int, AgentTiming] = {}
-    logs, pairs = [], []
-    m = len(built)
-    wins = np.zeros((m, m))
+    played: dict[int, MatchLog] = {}
     partial = False
+    matches = runner(plan, bar)
     try:
-        for k, lineup in enumerate(ups):
-            if bar is not None:
-                bar.set_postfix_str(" vs ".join(names[i] for i in lineup))
-            match_timings: dict[int, AgentTiming] = {}
-            log = play_match(rules, built, lineup, groups, seed, k, single_deal=single_deal, timings=match_timings,
-                             progress=bar)
-            logs.append(log)
+        for k, log, match_timings in matches:
+            played[k] = log
             for a, t in match_timings.items():
                 total = timings.setdefault(a, AgentTiming())
                 total.decisions += t.decisions
                 total.seconds += t.seconds
                 total.calls += t.calls
-            for a, b in itertools.combinations(sorted(set(lineup)), 2):
-                st = pair_stats(log, a, b, single_deal)
-                pairs.append(st)
-                wins[a, b] += st.game_score
-                wins[b, a] += st.games - st.game_score
     except KeyboardInterrupt:
         if not stop_on_interrupt:
             raise
         partial = True
     finally:
+        if hasattr(matches, "close"):
+            matches.close()  # a runner's queued matches are cancelled
         if bar is not None:
             bar.close()
+    logs, pairs = [played[k] for k in sorted(played)], []
+    m = len(names)
+    wins = np.zeros((m, m))
+    for log in logs:
+        for a, b in itertools.combinations(sorted(set(log.lineup)), 2):
+            st = pair_stats(log, a, b, single_deal)
+            pairs.append(st)
+            wins[a, b] += st.game_score
+            wins[b, a] += st.games - st.game_score
     strength = bradley_terry(wins)
     elo = 400 * np.log10(strength)
     elo -= elo[0]

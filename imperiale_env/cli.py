@@ -55,6 +55,7 @@ USER_ERRORS = (
     ("agents.base", "AgentError"),
     ("train.config", "ConfigError"),
     ("train.checkpoint", "CheckpointError"),
+    ("imperiale_env.cluster", "ClusterError"),
 )
 """The exceptions that mean "this input cannot be used" (each message says why and what is
 allowed): :func:`main` reports them as ``imperiale CMD: error: ...`` with exit status 2, so
@@ -210,10 +211,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         check_outputs(args.out)
+    runner = None
+    if args.ray is not None:
+        from agents.ray_tournament import RayMatchRunner
+
+        runner = RayMatchRunner(args.ray)
     overrides = {} if args.target is None else {"target_imperiales": args.target}
     rules = make_rules(args.rules, **overrides)
     result = run_tournament(specs, rules, groups=groups, seed=args.seed, single_deal=args.deals is not None,
-                            progress=not args.no_progress, workers=args.workers, stop_on_interrupt=True)
+                            progress=not args.no_progress, workers=args.workers, stop_on_interrupt=True,
+                            runner=runner)
     print(result.markdown(), flush=True)
     if args.out is not None:
         for path in write_outputs(result, args.out).values():
@@ -226,8 +233,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def _cmd_train(args: argparse.Namespace) -> int:
     try:
-        from train.checkpoint import CheckpointError
-        from train.config import ConfigError, default_config_path, make_config
+        from train.config import default_config_path, make_config
         from train.run import TrainingError, TrainingInterrupted, config_for_resume, train
     except ModuleNotFoundError as exc:
         _error("train", f"training needs torch and the train package ({exc}); pip install -e '.[train]'")
@@ -238,9 +244,6 @@ def _cmd_train(args: argparse.Namespace) -> int:
         else:
             cfg = make_config(args.config if args.config is not None else default_config_path(), args.overrides)
         result = train(cfg, resume=args.resume)
-    except (ConfigError, CheckpointError) as exc:
-        _error("train", str(exc))
-        return 2
     except TrainingError as exc:
         _error("train", str(exc))
         return 1
@@ -407,6 +410,11 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--workers", type=int, default=1, metavar="W",
                           help="processes for pimc, 1 to 256 (default 1)")
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar")
+    evaluate.add_argument(
+        "--ray", nargs="?", const="local", metavar="ADDRESS",
+        help="play the matches as Ray tasks: on the cluster at ADDRESS (auto, HOST:PORT, ray://HOST:PORT) or, "
+        "without ADDRESS, on a local Ray instance; same results as without --ray (needs imperiale[ray])",
+    )
 
     play = add("play", "play a whole game against a bot in the terminal", _cmd_play)
     play.add_argument(

@@ -58,6 +58,9 @@ class TrainConfig:
     # Rollouts.
     num_envs: int = _key(512, "games played side by side (BatchGame slots)", 1, 2**30)
     num_steps: int = _key(32, "decisions per slot per iteration", 1, 10**6)
+    rollout_workers: int = _key(0, "Ray actors collecting the rollouts, num_envs / N slots each; 0: in this process",
+                                0, 1024)
+    ray_address: str = _key("", "with rollout_workers: a Ray cluster (auto, HOST:PORT, ray://...); '': local")
     # Opponent pool.
     p_pool: float = _key(0.2, "probability that a game's opponent seat(s) are a past snapshot", 0.0, 1.0)
     pool_size: int = _key(8, "past snapshots kept in the opponent pool", 1, 1000)
@@ -120,6 +123,8 @@ class TrainConfig:
         need(self.activation in ACTIVATIONS, "activation", ", ".join(ACTIVATIONS))
         need(bool(self.run_dir.strip()), "run_dir", "a folder path (not empty)")
         need(1 <= len(self.hidden) <= 16, "hidden", "1 to 16 comma-separated layer widths")
+        need(self.rollout_workers == 0 or self.num_envs % self.rollout_workers == 0, "rollout_workers",
+             f"0, or a divisor of num_envs={self.num_envs} (each worker plays num_envs / rollout_workers games)")
         need(self.num_envs * self.num_steps >= self.num_minibatches, "num_minibatches",
              "at most num_envs * num_steps")
         allowed_opp = ("random", "heuristic")
@@ -319,7 +324,7 @@ def default_config_path() -> Path | None:
 #: computes (threads, device).  ``run_dir`` is where the checkpoint is (a copied or moved run
 #: resumes).  Anything else would make a different run and is refused.
 RUNTIME_KEYS = ("iterations", "progress", "tensorboard", "plot", "threads", "device", "checkpoint_every",
-                "eval_every")
+                "eval_every", "ray_address")
 
 
 def resume_config(saved: TrainConfig, given: dict[str, Any], run_dir: str) -> TrainConfig:

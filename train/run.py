@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from imperiale_env.cluster import ClusterError
 from imperiale_env.inputs import InputError, output_dir
 
 from .checkpoint import VERSION, CheckpointError, load_checkpoint, save_checkpoint
@@ -228,7 +229,12 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     model = ActorCritic(cfg.hidden, cfg.activation, cfg.critic).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
     pool = OpponentPool(cfg.pool_size, cfg.hidden, cfg.activation, device)
-    rollout = SelfPlayRollout(cfg, rules, device, rng)
+    if cfg.rollout_workers:
+        from .ray_rollout import RayRollout
+
+        rollout = RayRollout(cfg, rules, device)
+    else:
+        rollout = SelfPlayRollout(cfg, rules, device, rng)
     iteration, global_step, history = 0, 0, []
     if data is not None:
         try:
@@ -347,7 +353,12 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     except KeyboardInterrupt:
         save_good()
         raise TrainingInterrupted(run_dir, saved_at, ckpt_path if saved_at is not None else None) from None
+    except ClusterError:
+        save_good()  # the rollout workers were lost between iterations: keep the last one, resumable
+        raise
     finally:
+        if cfg.rollout_workers:
+            rollout.close()
         if bar is not None:
             bar.close()
         if writer is not None:
