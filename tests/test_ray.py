@@ -110,7 +110,7 @@ def test_an_agent_error_in_a_task_is_raised_as_itself(local_ray):
             return np.full(len(obs), -1, dtype=np.int64)
 
     with pytest.raises(ValueError, match="illegal action"):
-        run_tournament(["random", Illegal()], "academie", groups=1, single_deal=True, runner=RayMatchRunner())
+        run_tournament(["random", Illegal()], "academie", groups=2, single_deal=True, runner=RayMatchRunner())
 
 
 def test_cli_eval_ray_writes_the_local_results(local_ray, tmp_path, capsys):
@@ -134,7 +134,7 @@ def test_unreachable_cluster_fails_fast_and_clearly(capsys):
         connect("127.0.0.1:1")
     with pytest.raises(ClusterError, match="bad Ray address 'nowhere'"):
         connect("nowhere")
-    assert main(["eval", "--deals", "1", "--no-progress", "--ray", "127.0.0.1:1"]) == 2
+    assert main(["eval", "--deals", "2", "--no-progress", "--ray", "127.0.0.1:1"]) == 2
     assert "cannot reach the Ray cluster" in capsys.readouterr().err
 
 
@@ -223,7 +223,7 @@ def test_rollout_workers_must_divide_num_envs(tmp_path):
 
 def test_work_that_no_node_can_hold_fails_instead_of_waiting(local_ray, tmp_path):
     with pytest.raises(ClusterError, match="--workers 3 needs 1 x 3 CPU"):
-        run_tournament(["random", "heuristic"], "academie", groups=1, workers=3, runner=RayMatchRunner())
+        run_tournament(["random", "heuristic"], "academie", groups=2, workers=3, runner=RayMatchRunner())
     with pytest.raises(ClusterError, match="rollout_workers=4 needs 4 x 1 CPU"):
         _train(tmp_path, "too-many", rollout_workers=4)
 

@@ -52,18 +52,27 @@ def hidden_hands(bg: BatchGame, seats: np.ndarray, out: np.ndarray | None = None
     return out
 
 
-def _tensors(obj):
-    """``obj`` with every numpy array (nested in dicts) as a CPU tensor."""
+def as_tensors(obj):
+    """``obj`` with every numpy array (nested in dicts and lists) as a CPU tensor: how a rollout
+    state goes into a checkpoint, which ``torch.load(weights_only=True)`` reads without pickle."""
     if isinstance(obj, dict):
-        return {k: _tensors(v) for k, v in obj.items()}
-    return torch.from_numpy(obj) if isinstance(obj, np.ndarray) else obj
+        return {k: as_tensors(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [as_tensors(v) for v in obj]
+    # A copy: arrays received from Ray may view one shared buffer, which torch.save refuses.
+    return torch.from_numpy(obj.copy()) if isinstance(obj, np.ndarray) else obj
 
 
-def _arrays(obj):
-    """Inverse of :func:`_tensors` (tensors loaded onto any device come back as numpy arrays)."""
+def as_arrays(obj):
+    """Inverse of :func:`as_tensors` (tensors loaded onto any device come back as numpy arrays);
+    read-only arrays (as Ray hands them over) are copied, since the games write into them."""
     if isinstance(obj, dict):
-        return {k: _arrays(v) for k, v in obj.items()}
-    return obj.detach().cpu().numpy() if isinstance(obj, torch.Tensor) else obj
+        return {k: as_arrays(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [as_arrays(v) for v in obj]
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu().numpy()
+    return obj.copy() if isinstance(obj, np.ndarray) and not obj.flags.writeable else obj
 
 
 class OpponentPool:
@@ -168,16 +177,15 @@ class SelfPlayRollout:
         self.opponent[~np.isin(self.opponent, np.append(pool.ids, -1))] = -1
 
     def state(self) -> dict:
-        """The game batch (:meth:`BatchGame.to_dict`) and the seat assignment, numpy arrays as
-        tensors: plain data that ``torch.load(weights_only=True)`` reads back without pickle."""
-        return _tensors({"bg": self.bg.to_dict(), "learner_seat": self.learner_seat.copy(),
-                         "opponent": self.opponent.copy()})
+        """The game batch (:meth:`BatchGame.to_dict`) and the seat assignment as numpy arrays and
+        numbers (a checkpoint stores them through :func:`as_tensors`; Ray workers send them as they are)."""
+        return {"bg": self.bg.to_dict(), "learner_seat": self.learner_seat.copy(), "opponent": self.opponent.copy()}
 
     def load_state(self, state: dict) -> None:
         """Restore :meth:`state`; ``ValueError`` if it is malformed or does not fit the configuration."""
         if not isinstance(state, dict) or set(state) != {"bg", "learner_seat", "opponent"}:
             raise ValueError("the rollout state must hold bg, learner_seat and opponent")
-        state = _arrays(state)
+        state = as_arrays(state)
         bg = BatchGame.from_dict(state["bg"])
         if bg.n != self.n or bg.players != self.P or bg.rules != self.rules or bg.single_deal != self.cfg.single_deal:
             raise ValueError("the checkpoint's game batch does not match the configuration "

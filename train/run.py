@@ -43,7 +43,7 @@ from .config import (
 from .evaluate import evaluate
 from .model import ActorCritic
 from .ppo import ppo_update
-from .rollout import OpponentPool, SelfPlayRollout
+from .rollout import OpponentPool, SelfPlayRollout, as_arrays, as_tensors
 
 CHECKPOINT_NAME = "checkpoint.pt"
 
@@ -243,7 +243,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             rng.bit_generator.state = data["np_rng"]
             torch.set_rng_state(data["torch_rng"])
             pool.load_state_dict(data["pool"])
-            rollout.load_state(data["rollout"])
+            rollout.load_state(as_arrays(data["rollout"]))
             iteration, global_step = data["iteration"], int(data["global_step"])
             history = list(data.get("history", []))
         except (AttributeError, IndexError, KeyError, RuntimeError, ValueError, TypeError) as exc:
@@ -265,7 +265,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             "config": cfg.to_dict(), "rules": rules.to_dict(), "seed": cfg.seed, "iteration": iteration,
             "global_step": global_step, "model": _clone(model.state_dict()),
             "optimizer": _clone(optimizer.state_dict()), "np_rng": rng.bit_generator.state,
-            "torch_rng": torch.get_rng_state(), "pool": pool.state_dict(), "rollout": rollout.state(),
+            "torch_rng": torch.get_rng_state(), "pool": pool.state_dict(), "rollout": as_tensors(rollout.state()),
             "history": list(history),
         }
 
