@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import actions as act
-from .bitcards import (
+from .. import actions as act
+from ..bitcards import (
     BIT,
     CARD_RANK,
     CARD_SUIT,
@@ -40,10 +40,10 @@ from .bitcards import (
     popcount,
     unpack,
 )
-from .cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
-from .observation import OBS_SIZE, OFFSETS
-from .rules import Rules, rank_index, resolve_rules
-from .shuffle import as_seeds, batch_seeds, first_dealer, next_game_seed, shuffled
+from ..cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
+from ..observation import OBS_SIZE, OFFSETS
+from ..rules import Rules, rank_index, resolve_rules
+from ..shuffle import as_seeds, batch_seeds, first_dealer, next_game_seed, shuffled
 
 POINTS_PER_IMPERIALE = 24
 HISTORY_LEN = 128
