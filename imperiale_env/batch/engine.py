@@ -2,11 +2,11 @@
 
 Hands, captured cards and revealed cards are uint64 bitmasks (bit ``c`` is card ``c``);
 every game carries a *stage* index into a static list of stages built from the rules
-(the chronology of :mod:`game`, written as data).  A stage is either a decision (the
-in-hand questions of one player, the turned-card impériale, one player's point, the play)
-or an automatic scoring step.  :meth:`BatchGame.step` applies one action per game, then
-runs every game forward through automatic stages until each waits on a decision again;
-the loop is over *stages*, never over games, so games in different phases step together.
+(:mod:`.tables`).  :meth:`BatchGame.step` applies one action per game, then runs every game
+forward through automatic stages until each waits on a decision again (:mod:`.stages`).
+The state is one dataclass of arrays (:mod:`.state`); scoring, the play of the cards and the
+observation are in :mod:`.scoring`, :mod:`.play` and :mod:`.observe`.  This module is the
+public face: reset, the legal actions, step, the event log, rewards and checkpoints.
 
 The engine agrees exactly with the reference :class:`~imperiale_env.game.Game` (the
 differential tests check masks, trick winners, score events and scores on every deal),
@@ -21,98 +21,30 @@ change of the others, which is zero-sum too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import fields
+from typing import Any
 
 import numpy as np
 
 from .. import actions as act
-from ..bitcards import (
-    BIT,
-    CARD_RANK,
-    CARD_SUIT,
-    ONE,
-    RANK_MASK,
-    STRONGER,
-    SUIT_MASK,
-    lowest_bit_index,
-    mask_of,
-    point_values,
-    popcount,
-    unpack,
-)
-from ..cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
-from ..observation import OBS_SIZE, OFFSETS
-from ..rules import Rules, rank_index, resolve_rules
-from ..shuffle import as_seeds, batch_seeds, first_dealer, next_game_seed, shuffled
+from ..bitcards import ONE, SUIT_MASK, lowest_bit_index, point_values, popcount, unpack
+from ..cards import NUM_SUITS
+from ..events import EVENT_KINDS, POINTS_PER_IMPERIALE
+from ..observation import OBS_SIZE
+from ..rules import Rules, resolve_rules
+from ..shuffle import as_seeds, batch_seeds, first_dealer, next_game_seed
+from . import scoring
+from .observe import observe
+from .play import apply_play, legal_plays
+from .stages import run
+from .state import HISTORY_LEN, NONE, PLAY, POINT, QUESTION, BatchState
+from .tables import CB_ITEM, Tables
 
-POINTS_PER_IMPERIALE = 24
-HISTORY_LEN = 128
+__all__ = ["EVENT_KINDS", "HISTORY_LEN", "NONE", "PLAY", "POINT", "POINTS_PER_IMPERIALE", "QUESTION", "BatchGame"]
 
-EVENT_KINDS: tuple[str, ...] = (
-    "turned_honour", "carte_blanche", "quart_major", "four_of_a_kind", "turned_imperiale", "point",
-    "honours", "fallen_imperiale", "tricks", "capot", "wipe", "imperiale", "game_over",
-)
-_EV = {name: i for i, name in enumerate(EVENT_KINDS)}
-
-# Decision kinds.
-QUESTION, POINT, PLAY, NONE = 0, 1, 2, 3
-
-# In-hand item slots (bit j of a player's item mask): carte blanche, quarts by suit,
-# Imperijal sequences by suit, fours in rules.four_ranks order (canonical question order).
-CB_ITEM = 0
-QUART_ITEMS = range(1, 5)
-SEQUENCE_ITEMS = range(5, 9)
-FOUR_ITEMS_START = 9
-NUM_ITEMS = 14
-KQJ = RANK_MASK[K] | RANK_MASK[Q] | RANK_MASK[J]
-#: ``_VOID_BITS[v]``: the four suit flags of a void mask, as float32.
-_VOID_BITS = ((np.arange(16)[:, None] >> np.arange(NUM_SUITS)) & 1).astype(np.float32)
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One step of a deal: ``kind`` names the handler, ``pos`` a priority position."""
-
-    kind: str
-    pos: int = 0
-
-
-def build_stages(rules: Rules) -> list[Stage]:
-    """The chronology of a deal under ``rules`` (the same order as the reference engine)."""
-    P = rules.players
-    points = [Stage("point", k) for k in range(P)] + [Stage("score_point")]
-    after = {
-        "academie": ["honours", "fallen", "tricks"],
-        "foster": ["fallen", "honours", "tricks"],
-        "imperijal": ["honours", "tricks", "fallen"],
-    }[rules.chronology]
-    s: list[Stage] = [Stage("deal_start")]
-    if rules.chronology == "academie":
-        s += [Stage("ask_now", k) for k in range(P)]
-        s += [Stage("cb_end"), Stage("ask_turned"), Stage("score_turned")]
-        s += points
-    elif rules.chronology == "foster":
-        s += points + [Stage("ask", 0)]
-        if rules.declaration_timing == "dealer_after_first_lead":
-            s += [Stage("first_lead")]
-        s += [Stage("ask", 1), Stage("ask_turned"), Stage("score_compared"), Stage("score_turned")]
-    else:
-        s += [Stage("ask", k) for k in range(P)] + [Stage("ask_turned")]
-        s += [Stage("score_cb"), Stage("score_by_number")] + points
-        s += [Stage("honours_in_hand"), Stage("cb_end")]
-    s += [Stage("play")] + [Stage(x) for x in after] + [Stage("deal_end")]
-    idle = {
-        "fallen": rules.fallen_imperiale == "off",
-        "ask_turned": not rules.turned_imperiale,
-        "score_turned": not rules.turned_imperiale,
-        "cb_end": not rules.carte_blanche_ends_deal,
-        "honours_in_hand": not rules.honours_in_hand_points,
-    }
-    return [st for st in s if not idle.get(st.kind, False)]
-
-
-_DECISION_STAGES = {"ask_now": QUESTION, "ask": QUESTION, "ask_turned": QUESTION, "point": POINT,
-                    "play": PLAY, "first_lead": PLAY}
+#: Version of :meth:`BatchGame.to_dict`.
+CHECKPOINT_VERSION = 1
 
 
 class BatchGame:
@@ -126,7 +58,12 @@ class BatchGame:
     deals and decisions so that :func:`~imperiale_env.batch_records.record_from_batch` can
     write its record; ``keep_final_obs``: fill :attr:`final_observation` for games that end
     (same-step autoreset); all off for speed.
+
+    Every field of :attr:`state` (:class:`~.state.BatchState`) reads as an attribute of
+    the game: ``game.hands``, ``game.imperiales`` ...
     """
+
+    state: BatchState
 
     def __init__(
         self,
@@ -149,115 +86,24 @@ class BatchGame:
         self.record_events = record_events
         self.keep_history = keep_history
         self.keep_final_obs = keep_final_obs
+        self.tables = Tables(self.rules)
+        self.stages = self.tables.stages
+        self.seats = np.arange(P)[None, :]
+        n = self.n
+        self._ar = np.arange(n)
+        self.state = BatchState.allocate(n, P, len(self.tables.pack))
         #: With ``keep_final_obs``: the last observation of each game that ended at the last
         #: step, for the player who made its last move (before ``auto_next_game`` restarts it).
-        self.final_observation = np.zeros((self.n if keep_final_obs else 0, OBS_SIZE), dtype=np.float32)
+        self.final_observation = np.zeros((n if keep_final_obs else 0, OBS_SIZE), dtype=np.float32)
         #: With ``keep_history``: arrays per started game and per finished deal (see _archive_*).
         self.game_log: list[dict[str, np.ndarray]] = []
         self.deal_log: list[dict[str, np.ndarray]] = []
-        self.stages = build_stages(self.rules)
-        self._decision_kind = np.array([_DECISION_STAGES.get(st.kind, NONE) for st in self.stages], dtype=np.int64)
-        self._pack = np.array(deck(P), dtype=np.int64)
-        self._seats = np.arange(P)[None, :]
-        self._is_turned_stage = np.array([st.kind == "ask_turned" for st in self.stages])
-        self._is_now_stage = np.array([st.kind == "ask_now" for st in self.stages])
-        self._is_play_stage = np.array([st.kind == "play" for st in self.stages])
-        self._build_tables()
-        n = self.n
-        self._ar = np.arange(n)
-        self.seed = np.zeros(n, dtype=np.uint64)
-        self.game_id = np.zeros(n, dtype=np.int64)
-        self.imperiales = np.zeros((n, P), dtype=np.int64)
-        self.points = np.zeros((n, P), dtype=np.int64)
-        self.start_imperiales = np.zeros((n, P), dtype=np.int64)
-        self.start_points = np.zeros((n, P), dtype=np.int64)
-        self.dealer = np.zeros(n, dtype=np.int64)
-        self.start_dealer = np.zeros(n, dtype=np.int64)
-        self.deal_index = np.zeros(n, dtype=np.int64)
-        self.stage = np.zeros(n, dtype=np.int64)
-        self.over = np.zeros(n, dtype=bool)
-        self.winner = np.full(n, -1, dtype=np.int64)
-        # The deal.
-        self.dealt = np.zeros((n, P), dtype=np.uint64)
-        self.hands = np.zeros((n, P), dtype=np.uint64)
-        self.captured = np.zeros((n, P), dtype=np.uint64)
-        self.played = np.zeros((n, P), dtype=np.uint64)
-        self.revealed = np.zeros((n, P), dtype=np.uint64)
-        self.voids = np.zeros((n, P), dtype=np.int64)  # bit s: known to lack suit s
-        self.order = np.zeros((n, len(self._pack)), dtype=np.int64)
-        self.turned = np.zeros(n, dtype=np.int64)
-        self.trump = np.zeros(n, dtype=np.int64)
-        self.items = np.zeros((n, P), dtype=np.int64)
-        self.pending = np.zeros((n, P), dtype=np.int64)
-        self.shown = np.zeros((n, P), dtype=np.int64)
-        self.turned_eligible = np.zeros(n, dtype=bool)
-        self.turned_shown = np.zeros(n, dtype=bool)
-        self.turned_asked = np.zeros(n, dtype=bool)
-        self.turned_honour_scored = np.zeros(n, dtype=bool)
-        self.point_suit = np.full((n, P), -1, dtype=np.int64)
-        self.point_count = np.zeros((n, P), dtype=np.int64)
-        self.point_value = np.zeros((n, P), dtype=np.int64)
-        self.point_answered = np.zeros((n, P), dtype=bool)
-        self.tricks = np.zeros((n, P), dtype=np.int64)
-        self.tricks_played = np.zeros(n, dtype=np.int64)
-        self.trick_cards = np.full((n, P), -1, dtype=np.int64)
-        self.trick_len = np.zeros(n, dtype=np.int64)
-        self.leader = np.zeros(n, dtype=np.int64)
-        self.win_card = np.zeros(n, dtype=np.int64)
-        self.win_player = np.zeros(n, dtype=np.int64)
-        self.current_player = np.zeros(n, dtype=np.int64)
-        self.last_player = np.zeros(n, dtype=np.int64)  # who made each game's last move
-        self.kind = np.full(n, NONE, dtype=np.int64)
-        self.history_actions = np.full((n, HISTORY_LEN), -1, dtype=np.int64)
-        self.history_players = np.full((n, HISTORY_LEN), -1, dtype=np.int64)
-        self.history_len = np.zeros(n, dtype=np.int64)
         self.explicit_deals: np.ndarray | None = None
+        self._next_game_id = n
         self._events: list[np.ndarray] = []
         self._ended: list[np.ndarray] = []
         self._bits: np.ndarray | None = None
-        self.final_imperiales = np.zeros((n, P), dtype=np.int64)
-        self.final_points = np.zeros((n, P), dtype=np.int64)
         self._obs_masks = np.zeros((n, 12), dtype=np.uint64)
-        self._value_at_start = np.zeros((n, P), dtype=np.float64)
-
-    # ------------------------------------------------------------------ tables
-
-    def _build_tables(self) -> None:
-        r, P = self.rules, self.players
-        low = low_rank(P)
-        self.honour_mask = np.array(
-            [sum(1 << card(s, rank_index(x, P)) for x in r.honour_ranks) for s in range(NUM_SUITS)], dtype=np.uint64
-        )
-        item_mask = np.zeros(NUM_ITEMS, dtype=np.uint64)
-        enabled = np.zeros(NUM_ITEMS, dtype=bool)
-        enabled[CB_ITEM] = True
-        for s in range(NUM_SUITS):
-            item_mask[QUART_ITEMS[s]] = sum(1 << card(s, x) for x in (A, K, Q, J))
-            enabled[QUART_ITEMS[s]] = True
-            item_mask[SEQUENCE_ITEMS[s]] = sum(1 << card(s, x) for x in (Q, J, A, low))
-            enabled[SEQUENCE_ITEMS[s]] = r.extra_sequence
-        self.four_ranks = [rank_index(x, P) for x in r.four_ranks]
-        for j, rank in enumerate(self.four_ranks):
-            item_mask[FOUR_ITEMS_START + j] = RANK_MASK[rank]
-            enabled[FOUR_ITEMS_START + j] = True
-        self.item_mask = item_mask
-        self._item_weights = np.where(enabled, 1 << np.arange(NUM_ITEMS), 0).astype(np.int64)
-        # Which item slots are sequences / fours, and their comparison strength (Foster).
-        self.item_kind = np.array(
-            ["carte_blanche"] + ["quart_major"] * 4 + ["sequence"] * 4 + ["four_of_a_kind"] * 5, dtype=object
-        )
-        # Turned-card impériale: for each possible turned card, the other three cards of each
-        # impériale it would complete (a zero mask marks no such impériale).
-        need = np.zeros((NUM_CARDS, 3), dtype=np.uint64)
-        for c in range(NUM_CARDS):
-            s, rk = int(CARD_SUIT[c]), int(CARD_RANK[c])
-            groups = [(A, K, Q, J)] + ([(Q, J, A, low)] if r.extra_sequence else [])
-            for g, ranks in enumerate(groups):
-                if rk in ranks:
-                    need[c, g] = sum(1 << card(s, x) for x in ranks if x != rk)
-            if rk in self.four_ranks and r.turned_imperiale_fours:
-                need[c, 2] = int(RANK_MASK[rk]) & ~(1 << c)
-        self.turned_need = need
 
     # ------------------------------------------------------------------ reset
 
@@ -287,15 +133,15 @@ class BatchGame:
         self._ended = []
         self._bits = None
         n, P = self.n, self.players
-        self._restart_dealer = np.broadcast_to(np.asarray(-1 if dealer is None else dealer, np.int64), (n,)).copy()
-        self._restart_imperiales = np.broadcast_to(np.asarray(0 if imperiales is None else imperiales), (n, P)).copy()
-        self._restart_points = np.broadcast_to(np.asarray(0 if points is None else points), (n, P)).copy()
+        self.restart_dealer[:] = np.broadcast_to(np.asarray(-1 if dealer is None else dealer, np.int64), (n,))
+        self.restart_imperiales[:] = np.broadcast_to(np.asarray(0 if imperiales is None else imperiales), (n, P))
+        self.restart_points[:] = np.broadcast_to(np.asarray(0 if points is None else points), (n, P))
         self._start_games(self._ar, seeds)
         self.game_id[:] = self._ar
         self._next_game_id = self.n
         self.game_log, self.deal_log = [], []
         self._archive_games(self._ar)
-        self._run(self._ar)
+        run(self, self._ar)
         if self._ended:  # a game may end before any decision (a turned honour at the target)
             ended = np.concatenate(self._ended)
             self._archive_deals(ended)
@@ -307,15 +153,15 @@ class BatchGame:
         """New games in the slots ``idx``, from the start score the batch was reset with."""
         P = self.players
         self.seed[idx] = seeds
-        fixed = self._restart_dealer[idx]
+        fixed = self.restart_dealer[idx]
         d = np.where(fixed >= 0, fixed, first_dealer(seeds, P))
         self.dealer[idx] = d
         self.start_dealer[idx] = d
-        self.imperiales[idx] = self._restart_imperiales[idx]
-        self.points[idx] = self._restart_points[idx]
+        self.imperiales[idx] = self.restart_imperiales[idx]
+        self.points[idx] = self.restart_points[idx]
         self.start_imperiales[idx] = self.imperiales[idx]
         self.start_points[idx] = self.points[idx]
-        self._value_at_start[idx] = self.imperiales[idx] + self.points[idx] / POINTS_PER_IMPERIALE
+        self.value_at_start[idx] = self.imperiales[idx] + self.points[idx] / POINTS_PER_IMPERIALE
         self.deal_index[idx] = 0
         self.stage[idx] = 0
         self.over[idx] = False
@@ -339,21 +185,13 @@ class BatchGame:
                 "length": self.history_len[idx].copy(),
             })
 
-    # ------------------------------------------------------------------ events and score keeping
-
-    def _log(self, idx: np.ndarray, kind: str, player: np.ndarray, amount: np.ndarray | int) -> None:
-        if not self.record_events or len(idx) == 0:
-            return
-        amount = np.broadcast_to(np.asarray(amount, dtype=np.int64), idx.shape)
-        self._events.append(
-            np.stack([self.game_id[idx], self.deal_index[idx], np.full(len(idx), _EV[kind]),
-                      np.asarray(player, np.int64), amount], axis=1)
-        )
+    # ------------------------------------------------------------------ events
 
     def pop_events(self) -> np.ndarray:
         """Events since the last call, ordered by game then time: rows of
         ``(game_id, deal_index, kind, player, amount)`` where ``kind`` indexes
-        :data:`EVENT_KINDS` and ``amount`` is the points of an award, the impériales of a
+        :data:`~imperiale_env.events.EVENT_KINDS` and ``amount`` is in the event's unit
+        (:func:`~imperiale_env.events.unit`): the points of an award, the impériales of a
         gain-type event, the count of an ``imperiale`` event, the points lost in a
         ``wipe``, 0 for ``game_over``."""
         if not self._events:
@@ -361,381 +199,6 @@ class BatchGame:
         ev = np.concatenate(self._events)
         self._events = []
         return ev[np.argsort(ev[:, 0], kind="stable")]
-
-    def _award(self, idx: np.ndarray, p: np.ndarray, n: np.ndarray | int, kind: str) -> None:
-        """award(p, n) of RULES.md section 3, for the games ``idx`` (each with its player)."""
-        if not len(idx):
-            return
-        self._log(idx, kind, p, n)
-        P = self.players
-        points = self.points.reshape(-1)
-        fi = idx * P + p
-        points[fi] += n
-        crossed = points[fi] >= POINTS_PER_IMPERIALE
-        while crossed.any():
-            idx, p = idx[crossed], p[crossed]
-            points[idx * P + p] -= POINTS_PER_IMPERIALE
-            self._gain(idx, p, 1)
-            idx, p = self._alive(idx, p)
-            crossed = points[idx * P + p] >= POINTS_PER_IMPERIALE
-
-    def _gain(self, idx: np.ndarray, p: np.ndarray, k: np.ndarray | int, *, wipe: np.ndarray | bool = True,
-              protect: bool = False) -> None:
-        """gain(p, k): impériales, the wipe of every opponent, the end of the game at the target.
-
-        With ``protect`` (Académie step 2) the dealer keeps at most the turned honour's points."""
-        if not len(idx):
-            return
-        imperiales = self.imperiales.reshape(-1)
-        fi = idx * self.players + p
-        imperiales[fi] += k
-        self._log(idx, "imperiale", p, k)
-        points = self.points[idx]
-        opponent = self._seats != p[:, None]
-        if wipe is not True:
-            opponent &= np.asarray(wipe)[:, None]
-        keep = 0
-        if protect:
-            shield = self.turned_honour_scored[idx, None] & (self._seats == self.dealer[idx, None])
-            keep = np.where(shield, np.minimum(points, self.rules.turned_honour_points), 0)
-        after = np.where(opponent, keep, points)
-        if self.record_events:
-            lost = points - after
-            for q in range(self.players):
-                wiped = lost[:, q] > 0
-                self._log(idx[wiped], "wipe", np.full(wiped.sum(), q), lost[wiped, q])
-        self.points[idx] = after
-        reached = imperiales[fi] >= self.rules.target_imperiales
-        if reached.any():
-            ri = idx[reached]
-            self.over[ri] = True
-            self.winner[ri] = p[reached]
-            self._log(ri, "game_over", p[reached], 0)
-
-    def _alive(self, idx: np.ndarray, *arrays: np.ndarray):
-        keep = ~self.over[idx]
-        return (idx[keep], *(a[keep] for a in arrays))
-
-    def _score_item(self, idx: np.ndarray, p: np.ndarray, j: int, *, wipe: np.ndarray | bool = True,
-                    protect: bool = False) -> None:
-        """Score shown in-hand item ``j`` for each game (see Game._score_in_hand)."""
-        r = self.rules
-        kind = self.item_kind[j]
-        event = "quart_major" if kind == "sequence" else kind
-        if j == CB_ITEM:
-            if r.carte_blanche_points:
-                self._award(idx, p, r.carte_blanche_points, event)
-                return
-            value = np.full(len(idx), r.carte_blanche_imperiales)
-        elif kind == "quart_major":
-            value = np.where(self.trump[idx] == j - QUART_ITEMS[0], r.trump_quart_imperiales, 1)
-        else:
-            value = np.ones(len(idx), dtype=np.int64)
-        if r.imperiales_as_points and j != CB_ITEM:
-            self._award(idx, p, POINTS_PER_IMPERIALE * value, event)
-            return
-        self._log(idx, event, p, value)
-        self._gain(idx, p, value, wipe=wipe, protect=protect)
-
-    # ------------------------------------------------------------------ the stage machine
-
-    def _run(self, idx: np.ndarray) -> None:
-        """Move the games ``idx`` through the stages until each waits on a decision or ends.
-
-        One sweep visits the stages in order, so a game flows through every automatic stage
-        it reaches in the same sweep; only a new deal (back to stage 0) needs another."""
-        self.kind[idx] = NONE
-        idx = self._still_running(idx)
-        while len(idx):
-            for s in range(int(self.stage[idx].min()), len(self.stages)):
-                st = self.stages[s]
-                sel = idx[self.stage[idx] == s]
-                if not len(sel):
-                    continue
-                if self._decision_kind[s] != NONE:
-                    self.stage[self._decision_stage(st, s, sel)] += 1
-                else:
-                    getattr(self, "_stage_" + st.kind)(sel, st)
-                idx = self._still_running(idx)
-                if not len(idx):
-                    break
-
-    def _still_running(self, idx: np.ndarray) -> np.ndarray:
-        """Drop the games that wait on a decision; note those that just ended."""
-        over = self.over[idx]
-        if over.any():
-            self._ended.append(idx[over])
-        return idx[(self.kind[idx] == NONE) & ~over]
-
-    def _decision_stage(self, st: Stage, s: int, idx: np.ndarray) -> np.ndarray:
-        """Set the decision of games at decision stage ``s``; return those with none to take."""
-        P = self.players
-        if st.kind in ("ask_now", "ask"):
-            p = (self.dealer[idx] + 1 + st.pos) % P
-            has = self.pending[idx, p] != 0
-        elif st.kind == "ask_turned":
-            p = self.dealer[idx]
-            has = self.turned_eligible[idx] & ~self.turned_asked[idx]
-        elif st.kind == "point":
-            p = (self.dealer[idx] + 1 + st.pos) % P
-            has = ~self.point_answered[idx, p]
-        elif st.kind == "first_lead":
-            p = self.leader[idx]
-            has = (self.tricks_played[idx] == 0) & (self.trick_len[idx] == 0)
-        else:  # play
-            p = np.where(self.trick_len[idx] == 0, self.leader[idx], (self.leader[idx] + self.trick_len[idx]) % P)
-            has = self.tricks_played[idx] < 12
-        wait = idx[has]
-        self.current_player[wait] = p[has]
-        self.kind[wait] = self._decision_kind[s]
-        return idx[~has]
-
-    # Automatic stages ---------------------------------------------------
-
-    def _stage_deal_start(self, idx: np.ndarray, st: Stage) -> None:
-        P = self.players
-        order = shuffled(self.seed[idx], self.deal_index[idx], self._pack)
-        if self.explicit_deals is not None:
-            given = self.deal_index[idx] < self.explicit_deals.shape[1]
-            if given.any():
-                gi = np.flatnonzero(given)
-                order[gi] = self.explicit_deals[idx[gi], self.deal_index[idx[gi]]]
-        self.order[idx] = order
-        dealer = self.dealer[idx]
-        seats = (dealer[:, None] + 1 + self._seats) % P
-        dealt = np.empty((len(idx), P), dtype=np.uint64)
-        np.put_along_axis(dealt, seats, mask_of(order[:, : 12 * P].reshape(len(idx), P, 12)), axis=1)
-        self.dealt[idx] = dealt
-        self.hands[idx] = dealt
-        self.turned[idx] = order[:, 24] if P == 2 else order[:, 35]
-        self.trump[idx] = CARD_SUIT[self.turned[idx]]
-        for name in ("captured", "played", "revealed", "shown"):
-            getattr(self, name)[idx] = 0
-        self.voids[idx] = 0
-        self.point_suit[idx] = -1
-        self.point_count[idx] = 0
-        self.point_value[idx] = 0
-        self.point_answered[idx] = False
-        self.tricks[idx] = 0
-        self.tricks_played[idx] = 0
-        self.trick_cards[idx] = -1
-        self.trick_len[idx] = 0
-        self.leader[idx] = (dealer + 1) % P
-        self.history_len[idx] = 0
-        self.turned_shown[idx] = False
-        self.turned_asked[idx] = False
-        self.turned_honour_scored[idx] = False
-        # What each hand may show, in canonical order.
-        has = (dealt[:, :, None] & self.item_mask) == self.item_mask
-        has[:, :, CB_ITEM] = (dealt & KQJ) == 0
-        items = has.astype(np.int64) @ self._item_weights
-        self.items[idx] = items
-        self.pending[idx] = items
-        if self.rules.turned_imperiale:
-            need = self.turned_need[self.turned[idx]]
-            dh = dealt[np.arange(len(idx)), dealer][:, None]
-            self.turned_eligible[idx] = ((need != 0) & ((dh & need) == need)).any(axis=1)
-        else:
-            self.turned_eligible[idx] = False
-        # Step 1: a turned honour.
-        hit = (self.honour_mask[self.trump[idx]] & BIT[self.turned[idx]]) != 0
-        if self.rules.turned_honour_points and hit.any():
-            gi = idx[hit]
-            self.turned_honour_scored[gi] = True
-            self._award(gi, self.dealer[gi], self.rules.turned_honour_points, "turned_honour")
-        self.stage[idx] += 1
-
-    def _stage_cb_end(self, idx: np.ndarray, st: Stage) -> None:
-        shown_cb = ((self.shown[idx] >> CB_ITEM) & 1).any(axis=1)
-        ends = shown_cb & self.rules.carte_blanche_ends_deal
-        self.stage[idx] += 1
-        self.stage[idx[ends]] = len(self.stages) - 1
-
-    def _stage_score_turned(self, idx: np.ndarray, st: Stage) -> None:
-        gi = idx[self.turned_shown[idx]]
-        self._score_turned(gi)
-        self.stage[idx] += 1
-
-    def _score_turned(self, gi: np.ndarray) -> None:
-        if self.rules.imperiales_as_points:
-            self._award(gi, self.dealer[gi], POINTS_PER_IMPERIALE, "turned_imperiale")
-        else:
-            self._log(gi, "turned_imperiale", self.dealer[gi], 1)
-            self._gain(gi, self.dealer[gi], 1)
-
-    def _stage_score_cb(self, idx: np.ndarray, st: Stage) -> None:
-        P = self.players
-        for k in range(P):
-            gi = idx[~self.over[idx]]
-            p = (self.dealer[gi] + 1 + k) % P
-            has = ((self.shown[gi, p] >> CB_ITEM) & 1) == 1
-            self._score_item(gi[has], p[has], CB_ITEM)
-        self.stage[idx] += 1
-
-    def _stage_score_compared(self, idx: np.ndarray, st: Stage) -> None:
-        """Foster: carte blanche, then the best sequence's holder takes all his sequences,
-        then likewise the fours; no wipes if both players showed something in hand."""
-        P = self.players
-        wipe = ~(self.rules.mutual_show_no_wipe & (self.shown[idx] != 0).all(axis=1))
-        for k in range(P):
-            keep = ~self.over[idx]
-            gi, w = idx[keep], wipe[keep]
-            p = (self.dealer[gi] + 1 + k) % P
-            has = ((self.shown[gi, p] >> CB_ITEM) & 1) == 1
-            self._score_item(gi[has], p[has], CB_ITEM, wipe=w[has])
-        seq_slots = list(QUART_ITEMS) + list(SEQUENCE_ITEMS)
-        four_slots = [FOUR_ITEMS_START + j for j in range(len(self.four_ranks))]
-        for slots in (seq_slots, four_slots):
-            keep = ~self.over[idx]
-            gi, w = idx[keep], wipe[keep]
-            # Strength of each priority position's best shown item of the category (0: none).
-            best = np.zeros((len(gi), P), dtype=np.int64)
-            for k in range(P):
-                p = (self.dealer[gi] + 1 + k) % P
-                shown = self.shown[gi, p]
-                for j in slots:
-                    if j in QUART_ITEMS or j in SEQUENCE_ITEMS:
-                        strength = 1 + 2 * (j in QUART_ITEMS) + (self.trump[gi] == (j - 1) % 4)
-                    else:
-                        strength = np.full(len(gi), 1 + len(slots) - (j - FOUR_ITEMS_START))
-                    best[:, k] = np.where((shown >> j) & 1 == 1, np.maximum(best[:, k], strength), best[:, k])
-            any_shown = best.max(axis=1) > 0
-            winner_pos = best.argmax(axis=1)
-            gi, w, winner_pos = gi[any_shown], w[any_shown], winner_pos[any_shown]
-            p = (self.dealer[gi] + 1 + winner_pos) % P
-            for j in slots:
-                keep = ~self.over[gi]
-                gi, w, p = gi[keep], w[keep], p[keep]
-                has = ((self.shown[gi, p] >> j) & 1) == 1
-                self._score_item(gi[has], p[has], j, wipe=w[has])
-        self.stage[idx] += 1
-
-    def _stage_score_by_number(self, idx: np.ndarray, st: Stage) -> None:
-        """Imperijal: those who showed the most impériales score 24 points each."""
-        P = self.players
-        counts = popcount(self.shown[idx].astype(np.uint64) & ~np.uint64(1 << CB_ITEM))
-        counts[np.arange(len(idx)), self.dealer[idx]] += self.turned_shown[idx]
-        most = counts.max(axis=1)
-        leaders = counts == most[:, None]
-        scoring = (most > 0) & (leaders.sum(axis=1) < P)
-        for k in range(P):
-            keep = scoring & ~self.over[idx]
-            gi = idx[keep]
-            p = (self.dealer[gi] + 1 + k) % P
-            lead = leaders[keep][np.arange(len(gi)), p]
-            gi, p = gi[lead], p[lead]
-            for j in range(1, NUM_ITEMS):
-                gi, p = self._alive(gi, p)
-                has = ((self.shown[gi, p] >> j) & 1) == 1
-                self._score_item(gi[has], p[has], j)
-            gi, p = self._alive(gi, p)
-            ti = (p == self.dealer[gi]) & self.turned_shown[gi]
-            self._score_turned(gi[ti])
-        self.stage[idx] += 1
-
-    def _stage_score_point(self, idx: np.ndarray, st: Stage) -> None:
-        P = self.players
-        declared = self.point_suit[idx] >= 0
-        key = np.where(declared, self.point_count[idx] * 1000 + self.point_value[idx], -1)
-        # Rotate to priority order so that argmax and ties follow priority.
-        prio = (self.dealer[idx][:, None] + 1 + np.arange(P)[None, :]) % P
-        key_prio = np.take_along_axis(key, prio, axis=1)
-        best = key_prio.max(axis=1)
-        leaders = (key_prio == best[:, None]) & (best[:, None] >= 0)
-        n_lead = leaders.sum(axis=1)
-        split = (self.rules.point_tie == "split") & (n_lead > 1)
-        first = leaders.argmax(axis=1)
-        points = np.where(split, self.rules.point_points // 2, self.rules.point_points)
-        for k in range(P):
-            keep = ~self.over[idx]
-            wins = keep & leaders[:, k] & (split | (first == k))
-            gi = idx[wins]
-            p = prio[wins, k]
-            suit = self.point_suit[gi, p]
-            self.revealed[gi, p] |= self.dealt[gi, p] & SUIT_MASK[suit]
-            self._award(gi, p, points[wins], "point")
-        self.stage[idx] += 1
-
-    def _stage_honours_in_hand(self, idx: np.ndarray, st: Stage) -> None:
-        self._score_honours(idx, self.hands, self.rules.honours_in_hand_points)
-        self.stage[idx] += 1
-
-    def _stage_honours(self, idx: np.ndarray, st: Stage) -> None:
-        self._score_honours(idx, self.captured, 4)
-        self.stage[idx] += 1
-
-    def _score_honours(self, idx: np.ndarray, where: np.ndarray, per: int) -> None:
-        if not per:
-            return
-        for k in range(self.players):
-            gi = idx[~self.over[idx]]
-            p = (self.dealer[gi] + 1 + k) % self.players
-            n = popcount(where[gi, p] & self.honour_mask[self.trump[gi]])
-            has = n > 0
-            self._award(gi[has], p[has], per * n[has], "honours")
-
-    def _stage_fallen(self, idx: np.ndarray, st: Stage) -> None:
-        mode = self.rules.fallen_imperiale
-        if mode != "off":
-            P = self.players
-            for k in range(P):
-                gi = idx[~self.over[idx]]
-                p = (self.dealer[gi] + 1 + k) % P
-                t = self.trump[gi]
-                dealt, cap = self.dealt[gi, p], self.captured[gi, p]
-                kq = BIT[t * 9 + K] | BIT[t * 9 + Q]
-                held_kq = (dealt & kq) == kq
-                if mode == "tricks":
-                    quart = self.item_mask[np.asarray(QUART_ITEMS)[t]]
-                    fallen = (cap & quart) == quart
-                elif mode == "tombee":
-                    want = BIT[t * 9 + J] | BIT[t * 9 + A]
-                    others = np.bitwise_or.reduce(self.dealt[gi], axis=1) & ~dealt
-                    fallen = held_kq & ((others & want) == want) & ((cap & want) == want)
-                else:
-                    want = BIT[t * 9 + A] | BIT[t * 9 + low_rank(P)]
-                    fallen = held_kq & ((dealt & want) == 0) & ((cap & want) == want)
-                gi, p = gi[fallen], p[fallen]
-                if self.rules.imperiales_as_points:
-                    self._award(gi, p, POINTS_PER_IMPERIALE, "fallen_imperiale")
-                else:
-                    self._log(gi, "fallen_imperiale", p, 1)
-                    self._gain(gi, p, 1)
-        self.stage[idx] += 1
-
-    def _stage_tricks(self, idx: np.ndarray, st: Stage) -> None:
-        r, P = self.rules, self.players
-        for k in range(P):
-            gi = idx[~self.over[idx]]
-            p = (self.dealer[gi] + 1 + k) % P
-            t = self.tricks[gi, p]
-            capot = t == 12
-            if r.capot_imperiales:
-                ci = gi[capot]
-                self._log(ci, "capot", p[capot], r.capot_imperiales)
-                self._gain(ci, p[capot], r.capot_imperiales)
-                gi, p, t, capot = gi[~capot], p[~capot], t[~capot], capot[~capot]
-            if r.trick_scoring == "excess":
-                n = 4 * (t - r.trick_quota)
-            elif r.trick_scoring == "difference":
-                n = 4 * (2 * t - 12)
-            else:
-                n = np.where(t > r.trick_quota, 4, 0)
-            has = n > 0
-            self._award(gi[has], p[has], n[has], "tricks")
-            if r.capot_points:
-                gi, p, capot = self._alive(gi, p, capot)
-                self._award(gi[capot], p[capot], r.capot_points, "capot")
-        self.stage[idx] += 1
-
-    def _stage_deal_end(self, idx: np.ndarray, st: Stage) -> None:
-        if self.single_deal:
-            self.over[idx] = True
-            return
-        self._archive_deals(idx)
-        self.dealer[idx] = (self.dealer[idx] + 1) % self.players
-        self.deal_index[idx] += 1
-        self.stage[idx] = 0
 
     # ------------------------------------------------------------------ actions
 
@@ -757,36 +220,9 @@ class BatchGame:
             bits[pt] = held | (ONE << np.uint64(act.SINK))
         pl = np.flatnonzero(kind == PLAY)
         if len(pl):
-            bits[pl] = self._legal_cards(pl)
+            bits[pl] = legal_plays(self, pl)
         self._bits = bits
         return bits
-
-    def _legal_cards(self, idx: np.ndarray) -> np.ndarray:
-        """Legal card masks (section 4 step 5) for games whose decision is a play."""
-        r = self.rules
-        hand = self.hands[idx, self.current_player[idx]]
-        trumps = hand & SUIT_MASK[self.trump[idx]]
-        lead = hand
-        if r.first_lead_trump:
-            first = (self.tricks_played[idx] == 0) & (trumps != 0)
-            lead = np.where(first, trumps, hand)
-        led = np.maximum(self.trick_cards[idx, 0], 0)
-        win = self.win_card[idx]
-        follow = hand & SUIT_MASK[CARD_SUIT[led]]
-        if r.must_beat:
-            higher = follow & STRONGER[win]
-            follow = np.where(higher != 0, higher, follow)
-        if r.must_trump:
-            if r.overtrump:
-                over = trumps & STRONGER[win]
-                trumped = CARD_SUIT[win] == self.trump[idx]
-                void_play = np.where(trumps == 0, hand, np.where(trumped, np.where(over != 0, over, hand), trumps))
-            else:
-                void_play = np.where(trumps != 0, trumps, hand)
-        else:
-            void_play = hand
-        following = np.where(follow != 0, follow, void_play)
-        return np.where(self.trick_len[idx] == 0, lead, following)
 
     def legal_action_mask(self) -> np.ndarray:
         """``(N, 43)`` bool: the legal actions of the player to act in each game."""
@@ -815,9 +251,8 @@ class BatchGame:
             )
         self._bits = None
         self._ended = []
-        self.last_player = self.current_player.copy()
+        self.last_player[:] = self.current_player
         idx = self._ar if active.all() else np.flatnonzero(active)
-        # A deal has at most 82 decisions (3 x 14 questions, the turned card, 3 points, 36 cards).
         at = idx * HISTORY_LEN + self.history_len[idx]
         self.history_actions.reshape(-1)[at] = a[idx]
         self.history_players.reshape(-1)[at] = self.current_player[idx]
@@ -825,11 +260,11 @@ class BatchGame:
         kind = self.kind[idx]
         plays = kind == PLAY
         if plays.all():  # the common case: every game is playing a card
-            self._run(self._apply_play(idx, a))
+            run(self, apply_play(self, idx, a))
         else:
             moving = [self._apply_question(idx[kind == QUESTION], a), self._apply_point(idx[kind == POINT], a),
-                      self._apply_play(idx[plays], a)]
-            self._run(np.concatenate(moving))
+                      apply_play(self, idx[plays], a)]
+            run(self, np.concatenate(moving))
         return self._finish_step()
 
     def _apply_question(self, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -837,7 +272,7 @@ class BatchGame:
             return idx
         show = a[idx] == act.SHOW
         st = self.stage[idx]
-        turned_q = self._is_turned_stage[st]
+        turned_q = self.tables.is_turned_stage[st]
         # The turned-card impériale.
         ti = idx[turned_q]
         self.turned_shown[ti] = show[turned_q]
@@ -849,12 +284,12 @@ class BatchGame:
         self.pending[qi, p] &= ~(1 << j)
         s_idx, s_p, s_j = qi[qshow], p[qshow], j[qshow]
         self.shown[s_idx, s_p] |= 1 << s_j
-        cards = np.where(s_j == CB_ITEM, self.dealt[s_idx, s_p], self.item_mask[s_j])
+        cards = np.where(s_j == CB_ITEM, self.dealt[s_idx, s_p], self.tables.item_mask[s_j])
         self.revealed[s_idx, s_p] |= cards
-        now = self._is_now_stage[st[~turned_q]][qshow]
+        now = self.tables.is_now_stage[st[~turned_q]][qshow]
         for jj in np.unique(s_j[now]) if now.any() else []:
             sel = now & (s_j == jj)
-            self._score_item(s_idx[sel], s_p[sel], int(jj), protect=self.rules.protect_turned_honour)
+            scoring.score_item(self, s_idx[sel], s_p[sel], int(jj), protect=self.rules.protect_turned_honour)
         return idx
 
     def _apply_point(self, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -871,51 +306,6 @@ class BatchGame:
         self.point_answered[idx, p] = True
         return idx
 
-    def _apply_play(self, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
-        """Play the cards; returns the games that leave the play stage (no trick left, or
-        the Foster first lead); the others wait on the next card at once."""
-        if not len(idx):
-            return idx
-        P = self.players
-        p = self.current_player[idx]
-        fi = idx * P + p
-        c = a[idx]
-        bit = BIT[c]
-        hands, played = self.hands.reshape(-1), self.played.reshape(-1)
-        hands[fi] &= ~bit
-        played[fi] |= bit
-        pos = self.trick_len[idx]
-        trick = self.trick_cards.reshape(-1)
-        trick[idx * P + pos] = c
-        first = pos == 0
-        suit_c = CARD_SUIT[c]
-        suit_led = np.where(first, suit_c, CARD_SUIT[trick[idx * P]])
-        voids = self.voids.reshape(-1)
-        voids[fi] |= np.where(suit_c != suit_led, 1 << suit_led, 0)
-        win = self.win_card[idx]
-        trump = self.trump[idx]
-        suit_w = CARD_SUIT[win]
-        beats = ((suit_w == suit_c) & (CARD_RANK[c] < CARD_RANK[win])) | ((suit_c == trump) & (suit_w != trump))
-        take = first | beats
-        self.win_card[idx] = np.where(take, c, win)
-        winner = np.where(take, p, self.win_player[idx])
-        self.win_player[idx] = winner
-        length = pos + 1
-        done = length == P
-        self.trick_len[idx] = np.where(done, 0, length)
-        di = idx[done]
-        if len(di):
-            w = winner[done]
-            wi = di * P + w
-            self.captured.reshape(-1)[wi] |= mask_of(self.trick_cards[di])
-            self.tricks.reshape(-1)[wi] += 1
-            self.tricks_played[di] += 1
-            self.trick_cards[di] = -1
-            self.leader[di] = w
-        leader = self.leader[idx]
-        self.current_player[idx] = np.where(done, leader, (leader + length) % P)
-        return idx[(done & (self.tricks_played[idx] == 12)) | ~self._is_play_stage[self.stage[idx]]]
-
     def _finish_step(self) -> tuple[np.ndarray, np.ndarray]:
         P = self.players
         rewards = np.zeros((self.n, P), dtype=np.float32)
@@ -931,7 +321,7 @@ class BatchGame:
             di = ended[~won]
             if len(di):
                 value = self.imperiales[di] + self.points[di] / POINTS_PER_IMPERIALE
-                change = value - self._value_at_start[di]
+                change = value - self.value_at_start[di]
                 others = (change.sum(axis=1, keepdims=True) - change) / (P - 1)
                 rewards[di] = (change - others).astype(np.float32)
             self.final_imperiales[ended] = self.imperiales[ended]
@@ -944,7 +334,7 @@ class BatchGame:
                 self.game_id[ended] = self._next_game_id + np.arange(len(ended))
                 self._next_game_id += len(ended)
                 self._archive_games(ended)
-                self._run(ended)
+                run(self, ended)
         return rewards, terminated
 
     @property
@@ -957,79 +347,58 @@ class BatchGame:
     def observe(
         self, out: np.ndarray | None = None, players: np.ndarray | None = None, rows: np.ndarray | None = None
     ) -> np.ndarray:
-        """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`observation`) of the acting
-        player in every game, or of ``players`` (one seat per game; a player who is not to act
-        sees no pending decision).  ``rows`` encodes only those games (``players`` then has
-        one seat per row).  Pass ``out`` to fill a preallocated buffer.
+        """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`~imperiale_env.observation`)
+        of the acting player in every game, or of ``players`` (one seat per game; a player who
+        is not to act sees no pending decision).  ``rows`` encodes only those games
+        (``players`` then has one seat per row).  Pass ``out`` to fill a preallocated buffer."""
+        return observe(self, out, players, rows)
 
-        The card blocks are one bitmask per block, unpacked in a single call; every block is
-        written whole, so the buffer is never cleared first (the observation is memory-bound).
-        The score blocks are clipped to 1: a finished game can hold more than the target in
-        impériales, or 24 points or more left by the award that won it."""
-        P = self.players
-        g = self._ar if rows is None else np.asarray(rows, dtype=np.int64)
-        n = len(g)
-        if out is None:
-            out = np.empty((n, OBS_SIZE), dtype=np.float32)
-        kind, current = self.kind[g], self.current_player[g]
-        cur = np.maximum(current, 0) if players is None else np.asarray(players, dtype=np.int64)
-        acting = (kind != NONE) & (cur == current)
-        local = np.arange(n)
-        seats = (cur[:, None] + self._seats) % P  # relative seat -> absolute
-        flat = g[:, None] * P + seats
-        # Card blocks: hand, played x3, trick x3, revealed x3, turned, question cards.
-        masks = self._obs_masks[:n]
-        masks[:, 0] = self.hands.reshape(-1)[flat[:, 0]]
-        tc = self.trick_cards[g]
-        by_pos = np.where(tc >= 0, BIT[np.maximum(tc, 0)], np.uint64(0)).reshape(-1)
-        leader = self.leader[g]
-        masks[:, 4 : 4 + P] = by_pos[local[:, None] * P + (seats - leader[:, None]) % P]
-        masks[:, 1 : 1 + P] = self.played.reshape(-1)[flat]
-        masks[:, 7 : 7 + P] = self.revealed.reshape(-1)[flat]
-        masks[:, 10] = BIT[self.turned[g]]
-        q = acting & (kind == QUESTION)
-        masks[:, 11] = 0
-        if q.any():
-            item = self._question_item(g[q], cur[q])
-            turned_q = self._is_turned_stage[self.stage[g[q]]]
-            masks[q, 11] = np.where(
-                turned_q, BIT[self.turned[g[q]]],
-                np.where(item == CB_ITEM, self.dealt.reshape(-1)[flat[q, 0]], self.item_mask[np.maximum(item, 0)]),
-            )
-        bits = np.unpackbits(masks.view(np.uint8).reshape(n, 12, 8), axis=-1, bitorder="little", count=NUM_CARDS)
-        cards_end = OFFSETS["turned"].stop
-        out[:, :cards_end] = bits[:, :11].reshape(n, cards_end)
-        out[:, cards_end:] = 0.0
-        out[:, OFFSETS["question_cards"]] = bits[:, 11]
-        out[local, OFFSETS["trump"].start + self.trump[g]] = 1.0
-        sl = OFFSETS["voids"].start
-        out[:, sl : sl + 4 * P] = _VOID_BITS[self.voids.reshape(-1)[flat]].reshape(n, -1)
-        out[local[acting], OFFSETS["phase"].start + kind[acting]] = 1.0
-        if q.any():
-            question_kind = np.select([item == CB_ITEM, item < 5, item < 9], [0, 1, 2], 3)
-            out[local[q], OFFSETS["question_kind"].start + np.where(turned_q, 4, question_kind)] = 1.0
-        declared = self.point_suit.reshape(-1)[flat] >= 0
-        point = out[:, OFFSETS["declared_point"]].reshape(n, 3, 4)
-        point[:, :P, 0] = declared
-        point[:, :P, 1] = self.point_answered.reshape(-1)[flat] & ~declared
-        point[:, :P, 2] = self.point_count.reshape(-1)[flat] / 12.0
-        point[:, :P, 3] = self.point_value.reshape(-1)[flat] / 120.0
-        for name, values, scale in (
-            ("imperiales", self.imperiales, self.rules.target_imperiales),
-            ("points", self.points, POINTS_PER_IMPERIALE),
-            ("tricks", self.tricks, 12.0),
-        ):
-            sl = OFFSETS[name].start
-            out[:, sl : sl + P] = np.minimum(values.reshape(-1)[flat] / scale, 1.0)
-        out[local, OFFSETS["dealer"].start + (self.dealer[g] - cur) % P] = 1.0
-        led = self.trick_len[g] > 0
-        out[local[led], OFFSETS["leader"].start + ((leader - cur) % P)[led]] = 1.0
-        sl = OFFSETS["progress"].start
-        out[:, sl] = self.tricks_played[g] / 12.0
-        out[:, sl + 1] = float(P == 3)
-        return out
+    # ------------------------------------------------------------------ checkpoints
 
-    def _question_item(self, g: np.ndarray, seat: np.ndarray) -> np.ndarray:
-        """The in-hand item slot a player is asked about (-1 for the turned-card question)."""
-        pending = self.pending.reshape(-1)[g * self.players + seat].astype(np.uint64)
-        return np.where(pending != 0, lowest_bit_index(np.where(pending != 0, pending, ONE)), -1)
+    def to_dict(self) -> dict[str, Any]:
+        """The whole batch as plain data for a checkpoint: numpy arrays and numbers, plus the
+        rules as a JSON string; nothing in it runs code when loaded.  Versioned
+        (``version``); :meth:`from_dict` restores a batch that steps on exactly as this one.
+        The event log and the record history (``keep_history``) are not kept."""
+        flags = {name: int(getattr(self, name)) for name in _FLAGS}
+        explicit = self.explicit_deals if self.explicit_deals is not None else np.zeros((0, 0, 0), np.int64)
+        return {
+            "version": CHECKPOINT_VERSION,
+            "rules_json": json.dumps(self.rules.to_dict(), sort_keys=True),
+            "num_games": self.n,
+            "next_game_id": int(self._next_game_id),
+            "has_explicit_deals": int(self.explicit_deals is not None),
+            "explicit_deals": explicit.copy(),
+            **flags,
+            "state": self.state.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BatchGame:
+        """Inverse of :meth:`to_dict`; a dict of another version or shape is refused, naming why."""
+        if not isinstance(data, dict) or data.get("version") != CHECKPOINT_VERSION:
+            got = data.get("version") if isinstance(data, dict) else type(data).__name__
+            raise ValueError(f"BatchGame checkpoint version {got!r} is not supported (expected {CHECKPOINT_VERSION})")
+        missing = [k for k in ("rules_json", "num_games", "next_game_id", "has_explicit_deals", "explicit_deals",
+                               "state", *_FLAGS) if k not in data]
+        if missing:
+            raise ValueError(f"BatchGame checkpoint lacks {', '.join(missing)}")
+        game = cls(json.loads(data["rules_json"]), int(data["num_games"]),
+                   **{name: bool(data[name]) for name in _FLAGS})
+        game.state = BatchState.from_dict(data["state"], game.n, game.players, len(game.tables.pack))
+        game._next_game_id = int(data["next_game_id"])
+        if data["has_explicit_deals"]:
+            game.explicit_deals = np.asarray(data["explicit_deals"], np.int64).copy()
+        return game
+
+
+_FLAGS = ("auto_next_game", "single_deal", "record_events", "keep_history", "keep_final_obs")
+
+
+def _state_attribute(name: str) -> property:
+    return property(lambda self: getattr(self.state, name), lambda self, value: setattr(self.state, name, value),
+                    doc=f"``state.{name}``")
+
+
+for _f in fields(BatchState):
+    setattr(BatchGame, _f.name, _state_attribute(_f.name))
