@@ -12,7 +12,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .batch import EVENT_KINDS, BatchGame
+from .batch import BatchGame
+from .events import CODE, EVENT_KINDS, amount_of
 from .game import Game
 from .rules import Rules, resolve_rules
 
@@ -23,19 +24,7 @@ class Disagreement(AssertionError):
 
 def event_rows(game: Game) -> list[tuple[int, int, int, int]]:
     """The reference game's events as the batched engine logs them: (deal, kind, player, amount)."""
-    rows = []
-    for e in game.events:
-        kind = e["event"]
-        if kind == "imperiale":
-            amount = e["count"]
-        elif kind == "game_over":
-            amount = 0
-        elif "points" in e:
-            amount = e["points"]
-        else:
-            amount = e["imperiales"]
-        rows.append((e["deal"], EVENT_KINDS.index(kind), e["player"], amount))
-    return rows
+    return [(e["deal"], CODE[e["event"]], e["player"], amount_of(e, game.rules)) for e in game.events]
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:

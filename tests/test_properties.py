@@ -17,13 +17,9 @@ from hypothesis import strategies as st
 
 from imperiale_env import PRESET_NAMES, Game, make_rules
 from imperiale_env.actions import NUM_ACTIONS, is_play
+from imperiale_env.events import EVENT_KINDS, amount_key
 from imperiale_env.game import POINTS_PER_IMPERIALE, TRICKS_PER_DEAL
 from imperiale_env.records import game_from_record, record_from_game
-
-EVENT_KINDS = {
-    "turned_honour", "carte_blanche", "quart_major", "four_of_a_kind", "turned_imperiale", "point", "honours",
-    "fallen_imperiale", "tricks", "capot", "wipe", "imperiale", "game_over",
-}  # fmt: skip
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -63,6 +59,8 @@ def score_from_events(game: Game) -> tuple[list[int], list[int]]:
     for event in game.events:
         kind, p = event["event"], event["player"]
         assert kind in EVENT_KINDS, event
+        key = amount_key(kind, game.rules)  # the unit the vocabulary gives is the key the engine wrote
+        assert key is None or key in event, event
         if kind == "wipe":
             assert 0 < event["points"] <= points[p], event
             points[p] -= event["points"]
@@ -72,7 +70,7 @@ def score_from_events(game: Game) -> tuple[list[int], list[int]]:
                 points[p] -= POINTS_PER_IMPERIALE
             imperiales[p] += event["count"]
             assert event["total"] == imperiales[p], event
-        elif "points" in event:
+        elif key == "points":
             assert event["points"] > 0, event
             points[p] += event["points"]
     return imperiales, points
