@@ -39,8 +39,10 @@ def alive(g: BatchGame, idx: np.ndarray, *arrays: np.ndarray):
     return (idx[keep], *(a[keep] for a in arrays))
 
 
-def award(g: BatchGame, idx: np.ndarray, p: np.ndarray, n: np.ndarray | int, kind: str) -> None:
-    """award(p, n) of RULES.md section 3, for the games ``idx`` (each with its player)."""
+def award(g: BatchGame, idx: np.ndarray, p: np.ndarray, n: np.ndarray | int, kind: str, *,
+          protect: bool = False) -> None:
+    """award(p, n) of RULES.md section 3, for the games ``idx`` (each with its player);
+    ``protect``: the impériales it makes spare the turned honour (see :func:`gain`)."""
     if not len(idx):
         return
     log(g, idx, kind, p, n)
@@ -52,7 +54,7 @@ def award(g: BatchGame, idx: np.ndarray, p: np.ndarray, n: np.ndarray | int, kin
     while crossed.any():
         idx, p = idx[crossed], p[crossed]
         points[idx * P + p] -= POINTS_PER_IMPERIALE
-        gain(g, idx, p, 1)
+        gain(g, idx, p, 1, protect=protect)
         idx, p = alive(g, idx, p)
         crossed = points[idx * P + p] >= POINTS_PER_IMPERIALE
 
@@ -95,7 +97,7 @@ def score_imperiales(g: BatchGame, idx: np.ndarray, p: np.ndarray, value: np.nda
                      *, wipe: np.ndarray | bool = True, protect: bool = False) -> None:
     """An impériale-valued event: a gain, or 24 points an impériale with ``imperiales_as_points``."""
     if g.rules.imperiales_as_points:
-        award(g, idx, p, POINTS_PER_IMPERIALE * value, kind)
+        award(g, idx, p, POINTS_PER_IMPERIALE * value, kind, protect=protect)
         return
     log(g, idx, kind, p, value)
     gain(g, idx, p, value, wipe=wipe, protect=protect)
@@ -108,7 +110,7 @@ def score_item(g: BatchGame, idx: np.ndarray, p: np.ndarray, j: int, *, wipe: np
     kind = ITEM_KIND[j]
     if j == CB_ITEM:
         if r.carte_blanche_points:
-            award(g, idx, p, r.carte_blanche_points, ev.CARTE_BLANCHE)
+            award(g, idx, p, r.carte_blanche_points, ev.CARTE_BLANCHE, protect=protect)
             return
         log(g, idx, ev.CARTE_BLANCHE, p, r.carte_blanche_imperiales)
         gain(g, idx, p, r.carte_blanche_imperiales, wipe=wipe, protect=protect)
