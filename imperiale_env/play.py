@@ -32,12 +32,13 @@ from typing import Any
 import numpy as np
 
 from . import actions as act
-from .cards import NUM_RANKS, POINT_VALUE, RANKS, SUITS, card_code, parse_card, rank_of, sort_for_display, suit_of
+from .cards import POINT_VALUE, RANKS, SUITS, card_code, parse_card, rank_of, sort_for_display, suit_of
 from .declarations import honour_cards
 from .game import TRICKS_PER_DEAL, Decision, Game, Question, trick_winner_card
 from .records import RecordError, load_records, record_from_game, save_records
 from .render import score_text
 from .rules import Rules
+from .tricks import beats_one
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]
@@ -160,10 +161,9 @@ def play_rule(game: Game, p: int) -> str:
     lname = SUIT_NAMES[led]
     winning = trick_winner_card(s.trick, trump)
     follow = [c for c in hand if suit_of(c) == led]
-    strength = NUM_RANKS - 1
     if follow:
         if rules.must_beat and suit_of(winning) == led:
-            higher = [c for c in follow if strength - rank_of(c) > strength - rank_of(winning)]
+            higher = [c for c in follow if beats_one(c, winning, trump)]
             if higher:
                 return (f"You must follow suit ({lname}) and beat {card_code(winning)} if you can: "
                         f"play a higher {lname[:-1]} ({_codes(higher)}).")
@@ -175,7 +175,7 @@ def play_rule(game: Game, p: int) -> str:
     trumps = [c for c in hand if suit_of(c) == trump]
     if trumps and rules.must_trump:
         if rules.overtrump and suit_of(winning) == trump:
-            over = [c for c in trumps if strength - rank_of(c) > strength - rank_of(winning)]
+            over = [c for c in trumps if beats_one(c, winning, trump)]
             if over:
                 return (f"You have no {lname}: you must trump, and overtrump {card_code(winning)} "
                         f"({_codes(over)}).")

@@ -12,6 +12,8 @@ against (the differential check, and ``tests/test_tricks.py`` for the two forms 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .bitcards import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, STRONGER, SUIT_MASK
@@ -30,7 +32,8 @@ STRONGER_BITS: tuple[int, ...] = tuple(int(m) for m in STRONGER)
 
 __all__ = [
     "CARD_RANK", "CARD_STRENGTH", "CARD_SUIT", "NUM_CARDS", "POINT_VALUE_OF_CARD", "STRONGER_BITS", "SUIT_BITS",
-    "SUIT_ONEHOT", "TRICKS_PER_DEAL", "beats", "beats_one", "legal_cards", "legal_cards_one", "trick_points",
+    "SUIT_ONEHOT", "TRICKS_PER_DEAL", "TrickScore", "beats", "beats_one", "legal_cards", "legal_cards_one",
+    "trick_points", "trick_points_table",
 ]
 
 
@@ -92,19 +95,32 @@ def legal_cards_one(rules: Rules, hand: int, trump: int, led: int, win: int, fir
     return trumps
 
 
-def trick_points(rules: Rules, tricks: int) -> tuple[int, int]:
-    """``(points, capot impériales)`` a player with ``tricks`` tricks scores after the play.
+class TrickScore(NamedTuple):
+    """What a player's tricks score after the play: trick points, capot points, capot impériales."""
+
+    points: int
+    capot_points: int
+    capot_imperiales: int
+
+
+def trick_points(rules: Rules, tricks: int) -> TrickScore:
+    """The score of a player with ``tricks`` tricks after the play (section 4 step 6).
 
     ``excess``: 4 a trick above the quota; ``difference`` (two players): 4 a trick above
     the other player's; ``bonus``: 4 for more than the quota.  All 12 tricks are capot,
     worth ``capot_imperiales`` instead of the trick points, or ``capot_points`` on top."""
     capot = tricks == TRICKS_PER_DEAL
     if capot and rules.capot_imperiales:
-        return 0, rules.capot_imperiales
+        return TrickScore(0, 0, rules.capot_imperiales)
     if rules.trick_scoring == "excess":
         points = 4 * max(tricks - rules.trick_quota, 0)
     elif rules.trick_scoring == "difference":
         points = 4 * max(2 * tricks - TRICKS_PER_DEAL, 0)
     else:
         points = 4 if tricks > rules.trick_quota else 0
-    return points + (rules.capot_points if capot else 0), 0
+    return TrickScore(points, rules.capot_points if capot else 0, 0)
+
+
+def trick_points_table(rules: Rules) -> np.ndarray:
+    """``(13, 3)``: :func:`trick_points` for 0 .. 12 tricks, for array lookups."""
+    return np.array([trick_points(rules, t) for t in range(TRICKS_PER_DEAL + 1)], dtype=np.int64)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..bitcards import BIT, CARD_SUIT, mask_of
-from ..tricks import beats, legal_cards
+from ..tricks import TRICKS_PER_DEAL, beats, legal_cards
 
 if TYPE_CHECKING:
     from .engine import BatchGame
@@ -65,4 +65,4 @@ def apply_play(g: BatchGame, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
         g.leader[di] = w
     leader = g.leader[idx]
     g.current_player[idx] = np.where(done, leader, (leader + length) % P)
-    return idx[(done & (g.tricks_played[idx] == 12)) | ~g.tables.is_play_stage[g.stage[idx]]]
+    return idx[(done & (g.tricks_played[idx] == TRICKS_PER_DEAL)) | ~g.tables.is_play_stage[g.stage[idx]]]

@@ -279,28 +279,21 @@ def stage_fallen(g: BatchGame, idx: np.ndarray, st: Stage) -> None:
 
 
 def stage_tricks(g: BatchGame, idx: np.ndarray, st: Stage) -> None:
-    r, P = g.rules, g.players
+    """The cards (:func:`~imperiale_env.tricks.trick_points`): capot impériales, else the
+    trick points, then capot points, each player in priority order."""
+    P = g.players
     for k in range(P):
         gi = idx[~g.over[idx]]
         p = (g.dealer[gi] + 1 + k) % P
-        t = g.tricks[gi, p]
-        capot = t == 12
-        if r.capot_imperiales:
-            ci = gi[capot]
-            log(g, ci, ev.CAPOT, p[capot], r.capot_imperiales)
-            gain(g, ci, p[capot], r.capot_imperiales)
-            gi, p, t, capot = gi[~capot], p[~capot], t[~capot], capot[~capot]
-        if r.trick_scoring == "excess":
-            n = 4 * (t - r.trick_quota)
-        elif r.trick_scoring == "difference":
-            n = 4 * (2 * t - 12)
-        else:
-            n = np.where(t > r.trick_quota, 4, 0)
-        has = n > 0
-        award(g, gi[has], p[has], n[has], ev.TRICKS)
-        if r.capot_points:
-            gi, p, capot = alive(g, gi, p, capot)
-            award(g, gi[capot], p[capot], r.capot_points, ev.CAPOT)
+        points, capot_points, capot_imperiales = g.tables.trick_points[g.tricks[gi, p]].T
+        ci = capot_imperiales > 0
+        log(g, gi[ci], ev.CAPOT, p[ci], capot_imperiales[ci])
+        gain(g, gi[ci], p[ci], capot_imperiales[ci])
+        has = (points > 0) & ~ci
+        award(g, gi[has], p[has], points[has], ev.TRICKS)
+        gi, p, capot_points = alive(g, gi, p, capot_points)
+        has = capot_points > 0
+        award(g, gi[has], p[has], capot_points[has], ev.CAPOT)
     g.stage[idx] += 1
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from .. import events as ev
 from ..bitcards import BIT, CARD_SUIT, mask_of
 from ..shuffle import shuffled
+from ..tricks import TRICKS_PER_DEAL
 from . import scoring
 from .state import NONE
 from .tables import CB_ITEM, KQJ, Stage
@@ -71,7 +72,7 @@ def decision_stage(g: BatchGame, st: Stage, s: int, idx: np.ndarray) -> np.ndarr
         has = (g.tricks_played[idx] == 0) & (g.trick_len[idx] == 0)
     else:  # play
         p = np.where(g.trick_len[idx] == 0, g.leader[idx], (g.leader[idx] + g.trick_len[idx]) % P)
-        has = g.tricks_played[idx] < 12
+        has = g.tricks_played[idx] < TRICKS_PER_DEAL
     wait = idx[has]
     g.current_player[wait] = p[has]
     g.kind[wait] = g.tables.decision_kind[s]

@@ -18,6 +18,7 @@ import numpy as np
 from ..bitcards import CARD_RANK, CARD_SUIT, RANK_MASK
 from ..cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
 from ..rules import Rules, rank_index
+from ..tricks import trick_points_table
 from .state import NONE, PLAY, POINT, QUESTION
 
 CB_ITEM = 0
@@ -118,3 +119,4 @@ class Tables:
             if rk in self.four_ranks and rules.turned_imperiale_fours:
                 need[c, 2] = int(RANK_MASK[rk]) & ~(1 << c)
         self.turned_need = need
+        self.trick_points = trick_points_table(rules)
