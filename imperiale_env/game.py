@@ -50,7 +50,7 @@ from .declarations import (
     imperiale_value,
     in_hand_items,
     point_of,
-    turned_imperiale_completes,
+    turned_imperiale_cards,
 )
 from .events import POINTS_PER_IMPERIALE
 from .rules import Rules, rank_index, resolve_rules
@@ -431,13 +431,16 @@ class Game:
         s = self.state
         assert s is not None
         dealer = s.deal.dealer
-        if not self.rules.turned_imperiale or not turned_imperiale_completes(
-            self.rules, frozenset(s.hands[dealer]), s.deal.turned
-        ):
+        if not self.rules.turned_imperiale:
+            return False
+        held = turned_imperiale_cards(self.rules, frozenset(s.hands[dealer]), s.deal.turned)
+        if held is None:
             return False
         q = Question("turned_imperiale", frozenset([s.deal.turned]), s.deal.trump, rank_of(s.deal.turned))
         answer = yield Decision(dealer, "question", [act.SHOW, act.HIDE], q)
         s.turned_imperiale_shown = answer == act.SHOW
+        if s.turned_imperiale_shown:  # shown like an impériale in hand: the three cards it completes
+            s.revealed[dealer] |= held
         return s.turned_imperiale_shown
 
     def _score_turned_imperiale(self) -> None:

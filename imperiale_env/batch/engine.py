@@ -78,9 +78,7 @@ class BatchGame:
     ):
         self.rules = resolve_rules(rules)
         self.players = P = self.rules.players
-        self.n = int(num_games)
-        if self.n < 1:
-            raise ValueError(f"num_games must be at least 1, got {num_games}")
+        self.n = _check_num_games(num_games)
         self.auto_next_game = auto_next_game
         self.single_deal = single_deal
         self.record_events = record_events
@@ -104,6 +102,7 @@ class BatchGame:
         self._ended: list[np.ndarray] = []
         self._bits: np.ndarray | None = None
         self._obs_masks = np.zeros((n, 12), dtype=np.uint64)
+        self._reset_done = False
 
     # ------------------------------------------------------------------ reset
 
@@ -140,6 +139,7 @@ class BatchGame:
         self.game_id[:] = self._ar
         self._next_game_id = self.n
         self.game_log, self.deal_log = [], []
+        self._reset_done = True
         self._archive_games(self._ar)
         run(self, self._ar)
         if self._ended:  # a game may end before any decision (a turned honour at the target)
@@ -206,6 +206,7 @@ class BatchGame:
         """Legal actions of every game as a uint64 bitmask over the action layout."""
         if self._bits is not None:
             return self._bits
+        self._require_reset("legal actions")
         bits = np.zeros(self.n, dtype=np.uint64)
         kind = self.kind
         cur = self.current_player
@@ -234,6 +235,7 @@ class BatchGame:
         Games already over (without ``auto_next_game``) ignore their action.  An illegal
         action raises ``ValueError`` naming the games, the actions and what was legal.
         """
+        self._require_reset("step()")
         a = np.asarray(actions, dtype=np.int64).reshape(-1)
         if a.shape != (self.n,):
             raise ValueError(f"expected {self.n} actions, got shape {np.shape(actions)}")
@@ -277,6 +279,11 @@ class BatchGame:
         ti = idx[turned_q]
         self.turned_shown[ti] = show[turned_q]
         self.turned_asked[ti] = True
+        shown_ti = ti[show[turned_q]]
+        if len(shown_ti):  # shown like an impériale in hand: the three cards the turned card completes
+            dealer = self.dealer[shown_ti]
+            self.revealed[shown_ti, dealer] |= self.tables.turned_cards(self.hands[shown_ti, dealer],
+                                                                        self.turned[shown_ti])
         # In-hand items: the lowest pending item of the player.
         qi, qshow = idx[~turned_q], show[~turned_q]
         p = self.current_player[qi]
@@ -351,7 +358,12 @@ class BatchGame:
         of the acting player in every game, or of ``players`` (one seat per game; a player who
         is not to act sees no pending decision).  ``rows`` encodes only those games
         (``players`` then has one seat per row).  Pass ``out`` to fill a preallocated buffer."""
+        self._require_reset("observe()")
         return observe(self, out, players, rows)
+
+    def _require_reset(self, what: str) -> None:
+        if not self._reset_done:
+            raise RuntimeError(f"BatchGame: call reset(seed) before {what}: no game has been dealt yet")
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -387,9 +399,24 @@ class BatchGame:
                    **{name: bool(data[name]) for name in _FLAGS})
         game.state = BatchState.from_dict(data["state"], game.n, game.players, len(game.tables.pack))
         game._next_game_id = int(data["next_game_id"])
+        game._reset_done = True
         if data["has_explicit_deals"]:
             game.explicit_deals = np.asarray(data["explicit_deals"], np.int64).copy()
         return game
+
+
+#: The most games one batch holds: about 3 KB of state a game, so some 12 GB at the limit.
+MAX_GAMES = 1 << 22
+
+
+def _check_num_games(num_games: Any) -> int:
+    """``num_games`` as an int, or a ValueError saying what is allowed (no silent rounding)."""
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
+        raise ValueError(f"num_games must be a whole number from 1 to {MAX_GAMES}, got {num_games!r}")
+    if not 1 <= num_games <= MAX_GAMES:
+        raise ValueError(f"num_games must be from 1 to {MAX_GAMES} (one batch's state must fit in memory), "
+                         f"got {num_games}")
+    return int(num_games)
 
 
 _FLAGS = ("auto_next_game", "single_deal", "record_events", "keep_history", "keep_final_obs")

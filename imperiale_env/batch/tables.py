@@ -120,3 +120,11 @@ class Tables:
                 need[c, 2] = int(RANK_MASK[rk]) & ~(1 << c)
         self.turned_need = need
         self.trick_points = trick_points_table(rules)
+
+    def turned_cards(self, hands: np.ndarray, turned: np.ndarray) -> np.ndarray:
+        """The three cards of each dealer's hand the turned card completes (the first of the
+        quart, the sequence and the four it completes, as the reference engine shows it)."""
+        need = self.turned_need[turned]  # (n, 3)
+        complete = (need != 0) & ((hands[:, None] & need) == need)
+        first = complete.argmax(axis=1)
+        return np.where(complete.any(axis=1), need[np.arange(len(turned)), first], np.uint64(0))
