@@ -106,6 +106,11 @@ def _make_neural(path: str, rules: Rules, spec: str) -> Agent:
         import torch  # noqa: F401
     except ModuleNotFoundError:
         raise AgentError(f"{spec}: the neural agent needs torch (pip install -e '.[train]')") from None
-    from train.policy import load_agent
+    from train.checkpoint import CheckpointError
 
-    return load_agent(path, rules)
+    from .neural import NeuralAgent
+
+    try:
+        return NeuralAgent(path, rules=rules)
+    except CheckpointError as exc:
+        raise AgentError(f"neural:{path}: {exc}") from None
