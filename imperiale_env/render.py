@@ -17,12 +17,11 @@ import numpy as np
 
 from . import actions as act
 from .batch import NONE, POINT, QUESTION, BatchGame
-from .cards import NUM_CARDS, NUM_RANKS, RANKS, SUITS, card_code, sort_for_display
+from .cards import NUM_CARDS, NUM_RANKS, RANKS, SUIT_NAMES, SUITS, card_code, sort_for_display
 from .events import EVENT_KINDS, describe
 from .observation import OFFSETS, QUESTION_KINDS
 from .rules import Rules
 
-SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 QUESTION_WORDS = {
     "carte_blanche": "carte blanche",
     "quart_major": "a quart major",
