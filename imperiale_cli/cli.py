@@ -56,7 +56,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if not path.is_file():
         _error("replay", f"no such file: {path}")
         return 2
-    from .records import RecordError, load_records, replay_record
+    from imperiale_env.records import RecordError, load_records, replay_record
 
     try:
         summaries = [replay_record(record) for record in load_records(path)]
@@ -73,7 +73,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     try:
-        from .bench import run_bench
+        from imperiale_env.bench import run_bench
     except ModuleNotFoundError as exc:
         if exc.name != f"{__package__}.bench":
             raise
@@ -103,8 +103,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         return 2
     from agents.base import AgentError
     from agents.tournament import run_tournament, write_outputs
-
-    from .rules import RulesError, make_rules
+    from imperiale_env.rules import RulesError, make_rules
 
     try:
         overrides = {} if args.target is None else {"target_imperiales": args.target}
@@ -147,9 +146,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     from agents.base import AgentError
+    from imperiale_env.rules import RulesError, make_rules
 
     from .play import PlayError, play_game
-    from .rules import RulesError, make_rules
 
     try:
         rules = make_rules(args.rules)

@@ -31,16 +31,26 @@ from typing import Any
 
 import numpy as np
 
-from . import actions as act
-from .cards import POINT_VALUE, RANKS, SUIT_NAMES, SUITS, card_code, parse_card, rank_of, sort_for_display, suit_of
-from .declarations import honour_cards
-from .game import TRICKS_PER_DEAL, Decision, Game, Question, trick_winner_card
-from .moves import HIDE_WORDS, SHOW_WORDS, SINK_WORDS, normalise, point_word
-from .observe_reference import observe
-from .records import RecordError, load_records, record_from_game, save_records
-from .render import score_text
-from .rules import Rules
-from .tricks import beats_one
+from imperiale_env import actions as act
+from imperiale_env.cards import (
+    POINT_VALUE,
+    RANKS,
+    SUIT_NAMES,
+    SUITS,
+    card_code,
+    parse_card,
+    rank_of,
+    sort_for_display,
+    suit_of,
+)
+from imperiale_env.declarations import honour_cards
+from imperiale_env.game import TRICKS_PER_DEAL, Decision, Game, Question, trick_winner_card
+from imperiale_env.moves import HIDE_WORDS, SHOW_WORDS, SINK_WORDS, normalise, point_word
+from imperiale_env.observe_reference import observe
+from imperiale_env.records import RecordError, load_records, record_from_game, save_records
+from imperiale_env.render import score_text
+from imperiale_env.rules import Rules
+from imperiale_env.tricks import beats_one
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]

@@ -30,3 +30,14 @@ def test_the_environments_register_when_gymnasium_comes_after_or_before():
 def test_agents_do_not_import_training_code_on_import():
     loaded = _modules_after("import agents.base, agents.tournament, agents.heuristic")
     assert not {m for m in loaded if m == "train" or m.startswith("train.")}
+
+
+def test_the_bottom_package_never_imports_the_layers_above():
+    above = ("agents", "train", "imperiale_cli")
+    offenders = []
+    for path in sorted((ROOT / "imperiale_env").rglob("*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            words = line.split()
+            if len(words) >= 2 and words[0] in ("import", "from") and words[1].split(".")[0] in above:
+                offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert offenders == []
