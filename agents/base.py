@@ -137,11 +137,13 @@ def _make_neural(path: str, rules: Rules, spec: str) -> Agent:
         import torch  # noqa: F401
     except ModuleNotFoundError:
         raise AgentError(f"{spec}: the neural agent needs torch (pip install -e '.[train]')") from None
-    from train.policy import load_agent
+    from train.checkpoint import CheckpointError
+
+    from .neural import NeuralAgent
 
     try:
-        return load_agent(path, rules)
-    except AgentError:
-        raise
+        return NeuralAgent(path, rules=rules)
+    except CheckpointError as exc:
+        raise AgentError(f"{spec}: {exc}") from None
     except (OSError, RuntimeError, ValueError, KeyError, TypeError, EOFError) as exc:
         raise AgentError(f"{spec}: cannot load the checkpoint: {exc}") from None

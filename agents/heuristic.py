@@ -30,6 +30,7 @@ import numpy as np
 from imperiale_env import actions as act
 from imperiale_env.cards import NUM_CARDS, low_rank
 from imperiale_env.rules import Rules, resolve_rules
+from imperiale_env.tricks import TRICKS_PER_DEAL
 
 from .view import (
     CARD_RANK,
@@ -38,6 +39,7 @@ from .view import (
     STRENGTH,
     SUIT_ONEHOT,
     View,
+    beats,
     deck_mask,
     decode,
     honour_mask,
@@ -107,18 +109,13 @@ def play_scores(rules: Rules, v: View, legal: np.ndarray) -> np.ndarray:
     win_card, _ = trick_winner(v)
     following = win_card >= 0
     wc = np.maximum(win_card, 0)
-    w_suit, w_str = CARD_SUIT[wc], STRENGTH[wc]
-    w_trump = w_suit == v.trump
-    beats = ((CARD_SUIT[None, :] == w_suit[:, None]) & (STRENGTH[None, :] > w_str[:, None])) | (
-        is_trump & ~w_trump[:, None]
-    )
-    winners = legal & beats
+    winners = legal & beats(np.arange(NUM_CARDS)[None, :], wc[:, None], v.trump[:, None])
     can_win = winners.any(axis=1)
     table = v.trick.any(axis=1)
     honour_on_table = (table & honours).any(axis=1)
     if rules.players == 3:
         need = rules.trick_quota + 1 - v.tricks[:, 0]
-        hopeless = need > 12 - v.tricks_played
+        hopeless = need > TRICKS_PER_DEAL - v.tricks_played
         # A later opponent may still overtake: then only cards above every unseen card are sure.
         can_win &= ~(hopeless & ~honour_on_table)
     low_trump = is_trump & (CARD_RANK[None, :] == low_rank(rules.players)) & honours

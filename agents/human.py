@@ -16,13 +16,11 @@ from collections.abc import Callable
 import numpy as np
 
 from imperiale_env import actions as act
-from imperiale_env.cards import SUITS, card_code, parse_card
+from imperiale_env.cards import SUITS, card_code
+from imperiale_env.moves import read_move
 from imperiale_env.observation import QUESTION_KINDS
 
 from .view import View, decode
-
-_ANSWERS = {"show": act.SHOW, "y": act.SHOW, "yes": act.SHOW, "hide": act.HIDE, "n": act.HIDE, "no": act.HIDE,
-            "sink": act.SINK}
 
 
 def _cards(flags: np.ndarray) -> str:
@@ -43,22 +41,8 @@ def describe(view: View, i: int) -> str:
 
 
 def parse(text: str, legal: list[int]) -> int | None:
-    """The action a person typed, if it is one of ``legal``."""
-    words = text.strip().lower().split()
-    if not words:
-        return None
-    if words[0].isdigit():
-        k = int(words[0]) - 1
-        return legal[k] if 0 <= k < len(legal) else None
-    if words[0] in _ANSWERS:
-        choice = _ANSWERS[words[0]]
-    elif words[0] == "point" and len(words) == 2 and words[1].upper() in SUITS:
-        choice = act.point_action(SUITS.index(words[1].upper()))
-    else:
-        try:
-            choice = parse_card(words[0])
-        except ValueError:
-            return None
+    """The action a person typed (:func:`imperiale_env.moves.read_move`), if it is one of ``legal``."""
+    choice = read_move(text, legal)
     return choice if choice in legal else None
 
 

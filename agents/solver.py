@@ -22,19 +22,19 @@ the target and the fallen impériale are ignored (a plain difference of points).
 
 The legality is the rules' (docs/rules.md section 4 step 5): must follow, must beat the winning
 card of the led suit, must trump when void, must overtrump a trump if possible (else anything),
-the first lead in trumps where ``first_lead_trump``; it is the logic of
-:meth:`imperiale_env.game.Game.legal_plays`, written on bitmasks.
+the first lead in trumps where ``first_lead_trump``: :func:`imperiale_env.tricks.legal_cards_one`,
+the batched engine's rule on Python ints (the reference engine's legality, on bitmasks).
 """
 
 from __future__ import annotations
 
 from imperiale_env.cards import NUM_RANKS, NUM_SUITS
+from imperiale_env.events import POINTS_PER_IMPERIALE
 from imperiale_env.rules import Rules, rank_index
+from imperiale_env.tricks import STRONGER_BITS as STRONGER
+from imperiale_env.tricks import SUIT_BITS, TRICKS_PER_DEAL, beats_one, legal_cards_one, trick_points
 
 INF = float("inf")
-SUIT_BITS = [((1 << NUM_RANKS) - 1) << (NUM_RANKS * s) for s in range(NUM_SUITS)]
-#: Same-suit cards stronger than ``c`` (lower rank index in trick order).
-STRONGER = [((1 << c) - 1) & SUIT_BITS[c // NUM_RANKS] for c in range(NUM_RANKS * NUM_SUITS)]
 EXACT, LOWER, UPPER = 0, 1, 2
 
 
@@ -50,21 +50,8 @@ def trick_score(rules: Rules, tricks: tuple[int, ...]) -> list[float]:
     """Points each player scores for his tricks at the end of the deal."""
     out = []
     for t in tricks:
-        s = 0.0
-        capot = t == 12
-        if capot and rules.capot_imperiales:
-            out.append(24.0 * rules.capot_imperiales)
-            continue
-        if rules.trick_scoring == "excess":
-            s = 4.0 * max(t - rules.trick_quota, 0)
-        elif rules.trick_scoring == "difference":
-            other = 12 - t
-            s = 4.0 * (t - other) if t > other else 0.0
-        else:
-            s = 4.0 if t > rules.trick_quota else 0.0
-        if capot:
-            s += rules.capot_points
-        out.append(s)
+        score = trick_points(rules, t)
+        out.append(float(score.points + score.capot_points + POINTS_PER_IMPERIALE * score.capot_imperiales))
     return out
 
 
@@ -79,8 +66,6 @@ class Solver:
         self.trump_mask = SUIT_BITS[trump]
         self.honours = sum(1 << (trump * NUM_RANKS + rank_index(r, self.P)) for r in rules.honour_ranks)
         self.me = me
-        self.must_beat, self.must_trump, self.overtrump = rules.must_beat, rules.must_trump, rules.overtrump
-        self.first_lead_trump = rules.first_lead_trump
         self.tt: dict = {}
         self.nodes = 0
         self._final: dict[tuple[int, ...], float] = {}
@@ -96,44 +81,23 @@ class Solver:
         self.capot_extra = 0.0
         if self.linear:
             self.per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
-            self.capot_extra = trick_score(rules, (12, 0))[0] - 6 * self.per_trick
+            self.capot_extra = trick_score(rules, (TRICKS_PER_DEAL, 0))[0] - 6 * self.per_trick
 
     # ------------------------------------------------------------------ rules on bitmasks
 
     def legal(self, hand: int, trick: tuple[int, ...], win: int, first_trick: bool) -> int:
         """Legal cards of ``hand`` given the cards of the current trick and its winning card."""
-        if not trick:
-            if self.first_lead_trump and first_trick:
-                t = hand & self.trump_mask
-                if t:
-                    return t
-            return hand
-        led = trick[0] // NUM_RANKS
-        follow = hand & SUIT_BITS[led]
-        if follow:
-            if self.must_beat and win // NUM_RANKS == led:
-                higher = follow & STRONGER[win]
-                if higher:
-                    return higher
-            return follow
-        trumps = hand & self.trump_mask
-        if trumps and self.must_trump:
-            if self.overtrump and win // NUM_RANKS == self.trump:
-                over = trumps & STRONGER[win]
-                return over if over else hand
-            return trumps
-        return hand
+        return legal_cards_one(self.rules, hand, self.trump, trick[0] if trick else -1, win, first_trick)
 
     def beats(self, c: int, win: int) -> bool:
-        sc, sw = c // NUM_RANKS, win // NUM_RANKS
-        return (sc == sw and c < win) or (sc == self.trump and sw != self.trump)
+        return beats_one(c, win, self.trump)
 
     def final_value(self, tricks: tuple[int, ...]) -> float:
         v = self._final.get(tricks)
         if v is None:
             if self.linear:
                 t = tricks[self.me]
-                v = self.capot_extra if t == 12 else (-self.capot_extra if t == 0 else 0.0)
+                v = self.capot_extra if t == TRICKS_PER_DEAL else (-self.capot_extra if t == 0 else 0.0)
             else:
                 s = trick_score(self.rules, tricks)
                 v = s[self.me] - self.share * (sum(s) - s[self.me])

@@ -46,7 +46,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from imperiale_env.batch import EVENT_KINDS, POINTS_PER_IMPERIALE, BatchGame
+from imperiale_env.batch import BatchGame
+from imperiale_env.events import value_table as event_value_table
 from imperiale_env.inputs import InputError, output_dir
 from imperiale_env.inputs import seed as check_seed
 from imperiale_env.rules import Rules, resolve_rules
@@ -63,38 +64,14 @@ gives no spread (the interval would be undefined)."""
 # ---------------------------------------------------------------------- deal accounting
 
 
-def _event_value_kinds(rules: Rules) -> tuple[set[int], set[int]]:
-    """Event kinds whose amount is points (awards) and those whose amount is impériales (gains)."""
-    award = {"turned_honour", "point", "honours", "tricks"}
-    gain = set()
-    for kind, as_points in (
-        ("carte_blanche", rules.carte_blanche_points > 0),
-        ("capot", rules.capot_points > 0),
-        ("quart_major", rules.imperiales_as_points),
-        ("four_of_a_kind", rules.imperiales_as_points),
-        ("turned_imperiale", rules.imperiales_as_points),
-        ("fallen_imperiale", rules.imperiales_as_points),
-    ):
-        (award if as_points else gain).add(kind)
-    return {EVENT_KINDS.index(k) for k in award}, {EVENT_KINDS.index(k) for k in gain}
-
-
 def deal_deltas(rules: Rules, events: np.ndarray, num_games: int, max_deals: int) -> np.ndarray:
     """``(games, deals, players)``: the change of each player's value (impériales + points/24)
     in each deal, from the rows of :meth:`BatchGame.pop_events`."""
-    award, gain = _event_value_kinds(rules)
     out = np.zeros((num_games, max_deals, rules.players), dtype=np.float64)
     if not len(events):
         return out
     g, d, kind, p, amount = (events[:, i] for i in range(5))
-    value = np.zeros(len(events), dtype=np.float64)
-    is_award = np.isin(kind, list(award))
-    is_gain = np.isin(kind, list(gain))
-    is_wipe = kind == EVENT_KINDS.index("wipe")
-    value[is_award] = amount[is_award] / POINTS_PER_IMPERIALE
-    value[is_gain] = amount[is_gain]
-    value[is_wipe] = -amount[is_wipe] / POINTS_PER_IMPERIALE
-    np.add.at(out, (g, d, p), value)
+    np.add.at(out, (g, d, p), event_value_table(rules)[kind] * amount)
     return out
 
 

@@ -12,15 +12,13 @@ import numpy as np
 
 from imperiale_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from imperiale_env.observation import OFFSETS
+from imperiale_env.tricks import CARD_RANK, CARD_SUIT, SUIT_ONEHOT, TRICKS_PER_DEAL, beats
+from imperiale_env.tricks import CARD_STRENGTH as STRENGTH
+from imperiale_env.tricks import POINT_VALUE_OF_CARD as POINT_VALUE
 
-#: Strength in a trick (K=8 ... 6=0), per card index.
-CARD_RANK = np.arange(NUM_CARDS) % NUM_RANKS
-CARD_SUIT = np.arange(NUM_CARDS) // NUM_RANKS
-STRENGTH = (NUM_RANKS - 1 - CARD_RANK).astype(np.int64)
-#: Point value per card (A 11, K Q J 10, others their number).
-POINT_VALUE = np.array([10, 10, 10, 11, 10, 9, 8, 7, 6], dtype=np.int64)[CARD_RANK]
-#: ``SUIT_ONEHOT[s, c]``: card ``c`` is of suit ``s``.
-SUIT_ONEHOT = CARD_SUIT[None, :] == np.arange(NUM_SUITS)[:, None]
+# The card tables the agents read, from the module the batched engine plays with.
+__all__ = ["CARD_RANK", "CARD_SUIT", "POINT_VALUE", "STRENGTH", "SUIT_ONEHOT", "View", "decode", "deck_mask",
+           "honour_mask", "trick_winner", "beats"]
 
 
 @dataclass
@@ -76,12 +74,12 @@ def decode(obs: np.ndarray) -> View:
         question_kind=_argmax_or(block("question_kind") > 0.5),
         declared=dp[:, :, 0] > 0.5,
         sunk=dp[:, :, 1] > 0.5,
-        point_count=np.rint(dp[:, :, 2] * 12).astype(np.int64),
+        point_count=np.rint(dp[:, :, 2] * 12).astype(np.int64),  # the layout's scale: 12 cards
         point_value=np.rint(dp[:, :, 3] * 120).astype(np.int64),
-        tricks=np.rint(block("tricks") * 12).astype(np.int64),
+        tricks=np.rint(block("tricks") * TRICKS_PER_DEAL).astype(np.int64),
         dealer=block("dealer").argmax(axis=1),
         leader=_argmax_or(block("leader") > 0.5),
-        tricks_played=np.rint(progress[:, 0] * 12).astype(np.int64),
+        tricks_played=np.rint(progress[:, 0] * TRICKS_PER_DEAL).astype(np.int64),
         players=np.where(progress[:, 1] > 0.5, 3, 2),
     )
 

@@ -18,7 +18,7 @@ checkpoint that carries code. Each is run and its outcome classified:
 * ``other``: anything else, such as a record a user wrote that was overwritten, code that ran
   from a checkpoint, or an exit status with no message.
 
-Most cases run in this process: the command line through :func:`imperiale_env.cli.main` with
+Most cases run in this process: the command line through :func:`imperiale_cli.cli.main` with
 stdin, stdout and stderr replaced, with an alarm as a time limit. Cases that could hang in C
 code or allocate without bound run in a subprocess with a time limit and a 4 GB memory cap.
 Everything is written in a scratch folder that is removed at the end.
@@ -123,7 +123,7 @@ def _documented_types() -> tuple[type[BaseException], ...]:
 
         types.append(InputError)
     with contextlib.suppress(ImportError):
-        from imperiale_env.play import PlayError
+        from imperiale_cli.play import PlayError
 
         types.append(PlayError)
     with contextlib.suppress(ImportError):
@@ -184,7 +184,7 @@ def _last_line(text: str) -> str:
 
 
 def run_cli_in_process(argv: list[str], stdin: str, timeout: float) -> tuple[str, str]:
-    from imperiale_env.cli import main
+    from imperiale_cli.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     saved = sys.stdin, sys.stdout, sys.stderr
@@ -362,7 +362,7 @@ def _call(area: str, name: str, fn: Callable[[], Any], **kw: Any) -> Case:
 
 
 def _sub(area: str, name: str, args: list[str], **kw: Any) -> Case:
-    return Case(area, name, command=[sys.executable, "-m", "imperiale_env.cli", *map(str, args)], fast=False, **kw)
+    return Case(area, name, command=[sys.executable, "-m", "imperiale_cli", *map(str, args)], fast=False, **kw)
 
 
 def _sub_code(area: str, name: str, code: str, **kw: Any) -> Case:
@@ -427,7 +427,7 @@ def record_cases(s: Scratch) -> list[Case]:
     cases.append(_cli(area, "--indent abc", ["replay", s.record_file, "--indent", "abc"], expect="error"))
     many = s.write("many.jsonl", (valid_text + "\n") * 200)
     cases.append(Case(area, "replay | head (broken pipe)", fast=False, expect="either",
-                      command=["sh", "-c", f"{sys.executable} -m imperiale_env.cli replay {many} | head -c 100"]))
+                      command=["sh", "-c", f"{sys.executable} -m imperiale_cli replay {many} | head -c 100"]))
 
     # Field-level mutations of a valid record, through the library.
     from imperiale_env.records import game_from_record

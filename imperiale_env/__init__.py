@@ -1,11 +1,29 @@
-"""L'Impériale: rules, a scalar reference engine, a batched numpy engine and RL environments."""
+"""L'Impériale: rules, a scalar reference engine, a batched numpy engine and RL environments.
 
-from .aec import env, raw_env
+The environments (``env``, ``raw_env``) load on first use, so that importing a leaf module
+(``imperiale_env.cards``, ``imperiale_env.rules`` ...) stays light: no PettingZoo, no
+Gymnasium.  The Gymnasium and PettingZoo registrations happen when those libraries are
+imported (see :mod:`.registration`).
+"""
+
+from typing import Any
+
 from .game import Deal, Game, IllegalActionError, deal_cards
-from .registration import register_envs
+from .registration import register_when_imported
 from .rules import PRESET_NAMES, Rules, RulesError, make_rules
 
-register_envs()
+register_when_imported()
+
+_LAZY = {"env": "aec", "raw_env": "aec"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PRESET_NAMES",

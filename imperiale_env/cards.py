@@ -11,6 +11,7 @@ Two players use 32 cards (no sixes); three players use all 36.
 from __future__ import annotations
 
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
+SUIT_NAMES: tuple[str, ...] = ("spades", "hearts", "diamonds", "clubs")
 RANKS: tuple[str, ...] = ("K", "Q", "J", "A", "10", "9", "8", "7", "6")
 NUM_SUITS = 4
 NUM_RANKS = 9

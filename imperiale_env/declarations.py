@@ -77,21 +77,31 @@ def imperiale_value(rules: Rules, item: InHand, trump: int) -> int:
     return 1
 
 
-def turned_imperiale_completes(rules: Rules, hand: frozenset[int], turned: int) -> bool:
-    """Does the turned card complete one of the dealer's impériales (three held + it)?
+def turned_imperiale_cards(rules: Rules, hand: frozenset[int], turned: int) -> frozenset[int] | None:
+    """The three cards of the dealer's hand that the turned card completes into an impériale,
+    or ``None``.  Showing the turned-card impériale shows these (the sources: it is announced
+    and shown before the point, like the impériales in hand).
 
     The turned card is always a trump, so it completes a quart major of trumps, an
-    Imperijal sequence of trumps, or a four of its rank.
+    Imperijal sequence of trumps, or a four of its rank; where it completes more than one,
+    the first in that order is the one shown.
     """
     trump, r = suit_of(turned), rank_of(turned)
-    groups: list[tuple[int, ...]] = [QUART_MAJOR_RANKS]
+    groups: list[list[int]] = [[card(trump, x) for x in QUART_MAJOR_RANKS]]
     if rules.extra_sequence:
-        groups.append(sequence_ranks(rules.players))
-    for ranks in groups:
-        if r in ranks and all(card(trump, x) in hand for x in ranks if x != r):
-            return True
-    fours = [rank_index(n, rules.players) for n in rules.four_ranks] if rules.turned_imperiale_fours else []
-    return r in fours and all(card(s, r) in hand for s in range(NUM_SUITS) if s != trump)
+        groups.append([card(trump, x) for x in sequence_ranks(rules.players)])
+    if rules.turned_imperiale_fours and r in [rank_index(n, rules.players) for n in rules.four_ranks]:
+        groups.append([card(s, r) for s in range(NUM_SUITS)])
+    for cards in groups:
+        held = frozenset(c for c in cards if c != turned)
+        if turned in cards and held <= hand:
+            return held
+    return None
+
+
+def turned_imperiale_completes(rules: Rules, hand: frozenset[int], turned: int) -> bool:
+    """Does the turned card complete one of the dealer's impériales (three held + it)?"""
+    return turned_imperiale_cards(rules, hand, turned) is not None
 
 
 def point_of(hand: frozenset[int], suit: int) -> tuple[int, int]:

@@ -1,8 +1,10 @@
 """Differential check: the batched engine against the reference engine, game by game.
 
 Both engines play the same seeded games with the same random legal actions; at every
-decision the acting player and the legal mask must agree, after every trick the trick
-counts, and at the end every score event (in order), the scores and the winner.  Used by
+decision the acting player, the legal mask and the observation of every seat (the batched
+encoder against :func:`~imperiale_env.observe_reference.observe`) must agree, after every
+trick the trick counts, and at the end every score event (in order), the scores and the
+winner.  :func:`compare_variants` runs it over :func:`~imperiale_env.variants.rule_variants`.  Used by
 the test suite (thousands of games) and by ``benchmarks/differential.py`` (millions).
 """
 
@@ -12,9 +14,13 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .batch import EVENT_KINDS, BatchGame
+from .batch import BatchGame
+from .events import CODE, EVENT_KINDS, amount_of
 from .game import Game
-from .rules import Rules, resolve_rules
+from .observation import LAYOUT, OFFSETS
+from .observe_reference import observe
+from .rules import PRESET_NAMES, Rules, resolve_rules
+from .variants import rule_variants
 
 
 class Disagreement(AssertionError):
@@ -23,19 +29,37 @@ class Disagreement(AssertionError):
 
 def event_rows(game: Game) -> list[tuple[int, int, int, int]]:
     """The reference game's events as the batched engine logs them: (deal, kind, player, amount)."""
-    rows = []
-    for e in game.events:
-        kind = e["event"]
-        if kind == "imperiale":
-            amount = e["count"]
-        elif kind == "game_over":
-            amount = 0
-        elif "points" in e:
-            amount = e["points"]
-        else:
-            amount = e["imperiales"]
-        rows.append((e["deal"], EVENT_KINDS.index(kind), e["player"], amount))
-    return rows
+    return [(e["deal"], CODE[e["event"]], e["player"], amount_of(e, game.rules)) for e in game.events]
+
+
+def _compare_observations(batch: BatchGame, refs: list[Game], rules: Rules, step: int) -> None:
+    """Every seat's observation in every running game, batched encoder against the reference."""
+    rows = np.flatnonzero(~batch.done)
+    for seat in range(rules.players):
+        mine = batch.observe(rows=rows, players=np.full(len(rows), seat))
+        for k, i in enumerate(rows):
+            theirs = observe(refs[i], seat)
+            if not np.array_equal(mine[k], theirs):
+                at = int(np.flatnonzero(mine[k] != theirs)[0])
+                block = next(name for name, _ in LAYOUT if OFFSETS[name].start <= at < OFFSETS[name].stop)
+                raise Disagreement(
+                    f"game seed {int(batch.seed[i])} ({rules.preset}), step {step}: observation of seat {seat} "
+                    f"differs in block {block!r} at index {at - OFFSETS[block].start}: batch {mine[k][OFFSETS[block]]}"
+                    f", reference {theirs[OFFSETS[block]]}"
+                )
+
+
+def compare_variants(games: int, seed: int = 0, presets: tuple[str, ...] = PRESET_NAMES) -> tuple[int, int, int]:
+    """:func:`compare` on ``games`` games of every rule variant (observations included);
+    returns ``(variants, games, decisions)`` checked."""
+    variants = decisions = 0
+    for label, rules in rule_variants(presets):
+        try:
+            decisions += compare(rules, games, seed=seed + variants)
+        except Disagreement as exc:
+            raise Disagreement(f"variant {label}: {exc}") from None
+        variants += 1
+    return variants, variants * games, decisions
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
@@ -50,9 +74,11 @@ def compare(
     *,
     single_deal: bool = False,
     start: tuple[Iterable[int], Iterable[int], int] | None = None,
+    observations: bool = True,
 ) -> int:
     """Play ``num_games`` games in both engines; raise :class:`Disagreement` on any
-    difference.  ``start = (imperiales, points, dealer)`` starts every game from that score.
+    difference.  ``start = (imperiales, points, dealer)`` starts every game from that score;
+    ``observations``: compare every seat's observation at every decision too (the slow part).
     Returns the number of decisions checked."""
     rules = resolve_rules(rules)
     batch = BatchGame(rules, num_games, single_deal=single_deal, record_events=True)
@@ -83,6 +109,8 @@ def compare(
                 )
             if ref.state is not None and list(ref.state.tricks) != batch.tricks[i].tolist():
                 raise Disagreement(f"{where}: tricks {batch.tricks[i].tolist()}, reference {ref.state.tricks}")
+        if observations:
+            _compare_observations(batch, refs, rules, step)
         actions = random_legal(rng, mask)
         decisions += int((~batch.done).sum())
         batch.step(actions)

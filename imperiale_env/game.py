@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from . import actions as act
-from .cards import NUM_SUITS, POINT_VALUE, TRICK_STRENGTH, card, card_code, deck, rank_of, suit_of
+from . import events as ev
+from .cards import NUM_SUITS, POINT_VALUE, SUITS, TRICK_STRENGTH, card, card_code, deck, rank_of, suit_of
 from .declarations import (
     QUART_MAJOR_RANKS,
     InHand,
@@ -49,12 +50,12 @@ from .declarations import (
     imperiale_value,
     in_hand_items,
     point_of,
-    turned_imperiale_completes,
+    turned_imperiale_cards,
 )
+from .events import POINTS_PER_IMPERIALE
 from .rules import Rules, rank_index, resolve_rules
 from .shuffle import as_seeds, first_dealer, shuffled
 
-POINTS_PER_IMPERIALE = 24
 HAND_SIZE = 12
 TRICKS_PER_DEAL = 12
 
@@ -273,7 +274,7 @@ class Game:
     # ------------------------------------------------------------------ score keeping (section 3)
 
     def _event(self, kind: str, player: int, **info: Any) -> None:
-        assert self.state is not None
+        assert self.state is not None and kind in ev.BY_NAME, kind
         self.state.events.append({"event": kind, "player": player, **info})
 
     def _award(self, p: int, n: int, kind: str, **info: Any) -> None:
@@ -288,7 +289,7 @@ class Game:
         """gain(p, k): k impériales; every opponent's points are wiped; the target ends the game."""
         assert self.state is not None
         self.imperiales[p] += k
-        self._event("imperiale", p, count=k, total=self.imperiales[p])
+        self._event(ev.IMPERIALE, p, count=k, total=self.imperiales[p])
         if wipe:
             for q in range(self.players):
                 if q == p:
@@ -297,12 +298,12 @@ class Game:
                 if self.state.protect_turned and self.state.turned_honour_scored and q == self.state.deal.dealer:
                     keep = min(self.points[q], self.rules.turned_honour_points)
                 if self.points[q] > keep:
-                    self._event("wipe", q, points=self.points[q] - keep)
+                    self._event(ev.WIPE, q, points=self.points[q] - keep)
                     self.points[q] = keep
         if self.imperiales[p] >= self.rules.target_imperiales:
             self.is_over = True
             self.winner = p
-            self._event("game_over", p)
+            self._event(ev.GAME_OVER, p)
             raise _GameOver
 
     def _score_in_hand(self, p: int, item: InHand, *, wipe: bool = True) -> None:
@@ -347,7 +348,7 @@ class Game:
         assert s is not None
         if s.deal.turned in honour_cards(self.rules, s.deal.trump) and self.rules.turned_honour_points:
             s.turned_honour_scored = True
-            self._award(s.deal.dealer, self.rules.turned_honour_points, "turned_honour", card=card_code(s.deal.turned))
+            self._award(s.deal.dealer, self.rules.turned_honour_points, ev.TURNED_HONOUR, card=card_code(s.deal.turned))
 
     def _academie_deal(self) -> Generator[Decision, int, None]:
         s = self.state
@@ -430,22 +431,25 @@ class Game:
         s = self.state
         assert s is not None
         dealer = s.deal.dealer
-        if not self.rules.turned_imperiale or not turned_imperiale_completes(
-            self.rules, frozenset(s.hands[dealer]), s.deal.turned
-        ):
+        if not self.rules.turned_imperiale:
+            return False
+        held = turned_imperiale_cards(self.rules, frozenset(s.hands[dealer]), s.deal.turned)
+        if held is None:
             return False
         q = Question("turned_imperiale", frozenset([s.deal.turned]), s.deal.trump, rank_of(s.deal.turned))
         answer = yield Decision(dealer, "question", [act.SHOW, act.HIDE], q)
         s.turned_imperiale_shown = answer == act.SHOW
+        if s.turned_imperiale_shown:  # shown like an impériale in hand: the three cards it completes
+            s.revealed[dealer] |= held
         return s.turned_imperiale_shown
 
     def _score_turned_imperiale(self) -> None:
         s = self.state
         info = {"card": card_code(s.deal.turned)}
         if self.rules.imperiales_as_points:
-            self._award(s.deal.dealer, POINTS_PER_IMPERIALE, "turned_imperiale", **info)
+            self._award(s.deal.dealer, POINTS_PER_IMPERIALE, ev.TURNED_IMPERIALE, **info)
         else:
-            self._event("turned_imperiale", s.deal.dealer, imperiales=1, **info)
+            self._event(ev.TURNED_IMPERIALE, s.deal.dealer, imperiales=1, **info)
             self._gain(s.deal.dealer, 1)
 
     def _score_compared_in_hand(self) -> None:
@@ -517,7 +521,7 @@ class Game:
             suit, count, value = s.declared_points[p]
             cards = {c for c in s.hands[p] if suit_of(c) == suit}
             s.revealed[p] |= cards
-            self._award(p, points, "point", suit="SHDC"[suit], count=count, value=value)
+            self._award(p, points, ev.POINT, suit=SUITS[suit], count=count, value=value)
 
     def _score_honours_in_hand(self) -> None:
         """Imperijal: honours held in hand at the declaration."""
@@ -527,7 +531,7 @@ class Game:
         for p in self._priority:
             n = len(honours & self.state.hands[p])
             if n:
-                self._award(p, self.rules.honours_in_hand_points * n, "honours", count=n, in_hand=True)
+                self._award(p, self.rules.honours_in_hand_points * n, ev.HONOURS, count=n, in_hand=True)
 
     # ------------------------------------------------------------------ play (step 5)
 
@@ -589,7 +593,7 @@ class Game:
         for p in self._priority:
             n = len(honours & self.state.captured[p])
             if n:
-                self._award(p, 4 * n, "honours", count=n)
+                self._award(p, 4 * n, ev.HONOURS, count=n)
 
     def _score_fallen_imperiale(self) -> None:
         s = self.state
@@ -611,9 +615,9 @@ class Game:
             if not fallen:
                 continue
             if self.rules.imperiales_as_points:
-                self._award(p, POINTS_PER_IMPERIALE, "fallen_imperiale")
+                self._award(p, POINTS_PER_IMPERIALE, ev.FALLEN_IMPERIALE)
             else:
-                self._event("fallen_imperiale", p, imperiales=1)
+                self._event(ev.FALLEN_IMPERIALE, p, imperiales=1)
                 self._gain(p, 1)
 
     def _score_tricks(self) -> None:
@@ -624,19 +628,19 @@ class Game:
             t = s.tricks[p]
             capot = t == TRICKS_PER_DEAL
             if capot and r.capot_imperiales:
-                self._event("capot", p, imperiales=r.capot_imperiales)
+                self._event(ev.CAPOT, p, imperiales=r.capot_imperiales)
                 self._gain(p, r.capot_imperiales)
                 continue
             if r.trick_scoring == "excess" and t > r.trick_quota:
-                self._award(p, 4 * (t - r.trick_quota), "tricks", tricks=t)
+                self._award(p, 4 * (t - r.trick_quota), ev.TRICKS, tricks=t)
             elif r.trick_scoring == "difference":
                 other = TRICKS_PER_DEAL - t
                 if t > other:
-                    self._award(p, 4 * (t - other), "tricks", tricks=t)
+                    self._award(p, 4 * (t - other), ev.TRICKS, tricks=t)
             elif r.trick_scoring == "bonus" and t > r.trick_quota:
-                self._award(p, 4, "tricks", tricks=t)
+                self._award(p, 4, ev.TRICKS, tricks=t)
             if capot and r.capot_points:
-                self._award(p, r.capot_points, "capot")
+                self._award(p, r.capot_points, ev.CAPOT)
 
 
 def trick_winner_card(trick: list[tuple[int, int]], trump: int) -> int:
@@ -660,4 +664,5 @@ __all__ = [
     "trick_winner_card",
     "NUM_SUITS",
     "POINT_VALUE",
+    "POINTS_PER_IMPERIALE",
 ]

@@ -16,24 +16,12 @@ import gymnasium
 import numpy as np
 
 from . import actions as act
-from .batch import EVENT_KINDS, NONE, POINT, QUESTION, BatchGame
-from .cards import NUM_CARDS, NUM_RANKS, RANKS, SUITS, card_code, sort_for_display
+from .batch import NONE, POINT, QUESTION, BatchGame
+from .cards import NUM_CARDS, NUM_RANKS, RANKS, SUIT_NAMES, SUITS, card_code, sort_for_display
+from .events import EVENT_KINDS, describe
 from .observation import OFFSETS, QUESTION_KINDS
 from .rules import Rules
 
-SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
-KIND_WORDS = {
-    "turned_honour": "turned an honour",
-    "carte_blanche": "showed carte blanche",
-    "quart_major": "showed an impériale (sequence)",
-    "four_of_a_kind": "showed four of a kind",
-    "turned_imperiale": "showed the turned-card impériale",
-    "point": "wins the point",
-    "honours": "counts honours",
-    "fallen_imperiale": "takes a fallen impériale",
-    "tricks": "counts tricks",
-    "capot": "makes capot",
-}
 QUESTION_WORDS = {
     "carte_blanche": "carte blanche",
     "quart_major": "a quart major",
@@ -70,36 +58,14 @@ def score_text(imperiales: int, points: int) -> str:
     return text
 
 
-def _amount_is_points(rules: Rules, kind: str) -> bool:
-    """Whether a score event's amount counts points (an award) rather than impériales (a gain)."""
-    if kind in ("turned_honour", "point", "honours", "tricks"):
-        return True
-    if kind == "carte_blanche":
-        return bool(rules.carte_blanche_points)
-    if kind == "capot":
-        return not rules.capot_imperiales
-    return rules.imperiales_as_points
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def describe_events(rows: np.ndarray, rules: Rules, names: Sequence[str]) -> list[str]:
     """Sentences for event rows ``(game_id, deal_index, kind, player, amount)``."""
-    out = []
-    for row in np.asarray(rows).reshape(-1, 5):
-        kind, player, amount = EVENT_KINDS[int(row[2])], names[int(row[3])], int(row[4])
-        if kind == "wipe":
-            out.append(f"{player} is wiped: -{_plural(amount, 'point')}")
-        elif kind == "imperiale":
-            out.append(f"{player} gains {_plural(amount, 'impériale')}")
-        elif kind == "game_over":
-            out.append(f"{player} wins the game")
-        else:
-            unit = "point" if _amount_is_points(rules, kind) else "impériale"
-            out.append(f"{player} {KIND_WORDS[kind]}: +{_plural(amount, unit)}")
-    return out
+    return [describe(EVENT_KINDS[int(row[2])], names[int(row[3])], int(row[4]), rules)
+            for row in np.asarray(rows).reshape(-1, 5)]
 
 
 def render_table(

@@ -40,7 +40,7 @@ def codes(cards) -> list[str]:
 def words_of_events(events: list[dict[str, Any]], game: Game, names: list[str], human: int | None,
                     trump: int) -> list[str]:
     """Every score event in words (the sentences of the terminal game)."""
-    from imperiale_env.play import explain_events
+    from imperiale_cli.play import explain_events
 
     return explain_events(events, game.rules, names, -1 if human is None else human, trump)
 

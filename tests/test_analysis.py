@@ -9,8 +9,8 @@ import pytest
 
 from agents.analysis import analyse_record, report_text
 from agents.heuristic import HeuristicAgent
+from imperiale_cli.cli import main
 from imperiale_env import actions as act
-from imperiale_env.cli import main
 from imperiale_env.game import Game
 from imperiale_env.records import game_from_record, record_from_game
 from imperiale_env.twin import Twin

@@ -134,7 +134,7 @@ def _clear_or_success(fn):
 
 
 def test_fuzz_malformed_records(scratch, tmp_path):
-    from imperiale_env.cli import main
+    from imperiale_cli.cli import main
     from imperiale_env.records import game_from_record
 
     path = tmp_path / "fuzz.json"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from imperiale_cli.cli import main
 from imperiale_env.bench import run_bench
-from imperiale_env.cli import main
 
 
 def test_bench_reports_each_engine_and_batch_size():

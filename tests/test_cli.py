@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from imperiale_env.cli import main
+from imperiale_cli.cli import main
 
 
 def test_version(capsys):

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from imperiale_env import cli
+from imperiale_cli import cli
+from imperiale_cli.cli import main
 from imperiale_env.bench import run_bench
-from imperiale_env.cli import main
 from imperiale_env.game import Game
 from imperiale_env.records import RecordError, load_records, record_from_game, save_records
 from imperiale_env.rules import RulesError
@@ -192,7 +192,7 @@ def test_replay_into_head_exits_quietly(tmp_path):
     path = tmp_path / "many.jsonl"
     save_records(path, [finished_record(seed=s) for s in range(12)])
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "imperiale_env.cli", "replay", str(path)], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "imperiale_cli", "replay", str(path)], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
     head = [proc.stdout.readline() for _ in range(2)]

@@ -10,7 +10,7 @@ import pytest
 from agents import tournament
 from agents.base import AGENT_FORMS, MAX_SAMPLES, AgentError, make_agent
 from agents.tournament import check_outputs, run_tournament, write_outputs
-from imperiale_env.cli import main
+from imperiale_cli.cli import main
 from imperiale_env.inputs import InputError
 from imperiale_env.rules import make_rules
 

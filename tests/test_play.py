@@ -8,11 +8,8 @@ import json
 
 import pytest
 
-from imperiale_env import actions as act
-from imperiale_env.cards import parse_card
-from imperiale_env.cli import main
-from imperiale_env.game import Deal, Game, Question
-from imperiale_env.play import (
+from imperiale_cli.cli import main
+from imperiale_cli.play import (
     PlayError,
     explain_events,
     parse_move,
@@ -23,6 +20,9 @@ from imperiale_env.play import (
     seat_names,
     table_text,
 )
+from imperiale_env import actions as act
+from imperiale_env.cards import parse_card
+from imperiale_env.game import Deal, Game, Question
 from imperiale_env.records import game_from_record, load_records, replay_record
 from imperiale_env.rules import make_rules
 

@@ -21,7 +21,7 @@ ray = pytest.importorskip("ray")
 
 from agents.ray_tournament import RayMatchRunner  # noqa: E402
 from agents.tournament import run_tournament  # noqa: E402
-from imperiale_env.cli import main  # noqa: E402
+from imperiale_cli.cli import main  # noqa: E402
 from imperiale_env.cluster import ClusterError, connect  # noqa: E402
 from imperiale_env.rules import make_rules  # noqa: E402
 

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
+from imperiale_cli.cli import main
 from imperiale_env import PRESET_NAMES, Game, make_rules
 from imperiale_env.actions import action_to_record
 from imperiale_env.cards import parse_card
-from imperiale_env.cli import main
 from imperiale_env.declarations import honour_cards
 from imperiale_env.game import deal_cards
 from imperiale_env.records import (

@@ -18,7 +18,7 @@ from agents.tournament import (
     wilson,
     write_outputs,
 )
-from imperiale_env.cli import main
+from imperiale_cli.cli import main
 from imperiale_env.rules import make_rules
 
 

@@ -172,7 +172,7 @@ def test_resume_refuses_a_different_config(tmp_path):
 
 
 def test_cli_train_reports_bad_keys(capsys):
-    from imperiale_env.cli import main
+    from imperiale_cli.cli import main
 
     assert main(["train", "nonsense=1"]) == 2
     assert "unknown config key" in capsys.readouterr().err
@@ -191,7 +191,7 @@ def test_resume_after_a_real_kill(tmp_path):
     args = [f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in overrides.items()]
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(root)}
-    cmd = [sys.executable, "-m", "imperiale_env.cli", "train", f"run_dir={tmp_path / 'killed'}", *args]
+    cmd = [sys.executable, "-m", "imperiale_cli", "train", f"run_dir={tmp_path / 'killed'}", *args]
     proc = subprocess.Popen(cmd, env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     metrics = tmp_path / "killed" / "metrics.jsonl"
     deadline = time.time() + 60

@@ -10,8 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from imperiale_cli.cli import main  # noqa: E402
 from imperiale_env.batch import BatchGame  # noqa: E402
-from imperiale_env.cli import main  # noqa: E402
 from train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
 from train.config import make_config  # noqa: E402
 from train.run import train  # noqa: E402

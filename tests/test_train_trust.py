@@ -18,7 +18,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import train.run as run_module  # noqa: E402
-from imperiale_env.cli import main  # noqa: E402
+from imperiale_cli.cli import main  # noqa: E402
 from train.checkpoint import load_checkpoint  # noqa: E402
 from train.config import ConfigError, TrainConfig, allowed_keys, check_memory, make_config  # noqa: E402
 from train.run import TrainingInterrupted, train  # noqa: E402
@@ -186,7 +186,7 @@ def test_ctrl_c_checkpoints_the_last_complete_iteration_and_resume_matches(tmp_p
 
 def test_a_real_sigint_stops_cleanly_with_exit_130(tmp_path):
     overrides = {"iterations": 40, "checkpoint_every": 0}
-    cmd = [sys.executable, "-m", "imperiale_env.cli", "train", *args(run_dir=tmp_path / "run", **overrides)]
+    cmd = [sys.executable, "-m", "imperiale_cli", "train", *args(run_dir=tmp_path / "run", **overrides)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     metrics = tmp_path / "run" / "metrics.jsonl"

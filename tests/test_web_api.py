@@ -135,7 +135,7 @@ def test_serve_command_binds_localhost_and_refuses_a_busy_port(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "imperiale_env.cli", "serve", "--port", str(port)],
+    server = subprocess.Popen([sys.executable, "-m", "imperiale_cli", "serve", "--port", str(port)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert "127.0.0.1" in server.stdout.readline()
@@ -148,12 +148,12 @@ def test_serve_command_binds_localhost_and_refuses_a_busy_port(tmp_path):
                 time.sleep(0.1)
         else:
             raise AssertionError("the server did not answer")
-        busy = subprocess.run([sys.executable, "-m", "imperiale_env.cli", "serve", "--port", str(port)],
+        busy = subprocess.run([sys.executable, "-m", "imperiale_cli", "serve", "--port", str(port)],
                               capture_output=True, text=True, timeout=60)
         assert busy.returncode == 2 and "cannot serve on 127.0.0.1" in busy.stderr
     finally:
         server.terminate()
         server.wait(timeout=10)
-    bad = subprocess.run([sys.executable, "-m", "imperiale_env.cli", "serve", "--port", "70000"],
+    bad = subprocess.run([sys.executable, "-m", "imperiale_cli", "serve", "--port", "70000"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--port must be from 1 to 65535" in bad.stderr

@@ -124,7 +124,7 @@ def test_a_record_replayed_to_its_end_shows_the_replayed_score(page, server, rec
             state = client.post(f"/api/games/{game['id']}/move",
                                 json={"action": state["decision"]["legal"][0]}).json["state"]
         saved.write_bytes(client.get(f"/api/games/{game['id']}/record").data)
-    cli = subprocess.run([sys.executable, "-m", "imperiale_env.cli", "replay", str(saved)], capture_output=True,
+    cli = subprocess.run([sys.executable, "-m", "imperiale_cli", "replay", str(saved)], capture_output=True,
                          text=True, check=True, cwd=Path(__file__).resolve().parent.parent)
     expected = json.loads(cli.stdout)
     page.goto(server)

@@ -2,9 +2,9 @@
 
 The game runs on the reference engine :class:`~imperiale_env.game.Game`, which decides what
 is legal, whose turn it is and what scores; the bot (any :func:`agents.base.make_agent` spec)
-reads its observations and legal masks from a one-game :class:`~imperiale_env.batch.BatchGame`
-kept in lockstep with it (the same seed deals the same cards in both engines, and both are
-stepped with the same actions; a disagreement stops the game with an error).
+reads the observation :func:`~imperiale_env.observe_reference.observe` encodes from that game
+(the same vector the batched engine gives, checked by the differential tests) and its legal
+mask.
 
 Input and output go through two functions, ``input_fn(prompt) -> str`` (raising
 :class:`EOFError` when the input ends) and ``print_fn(text)``, so that tests (and other front
@@ -31,13 +31,25 @@ from typing import Any
 
 import numpy as np
 
-from . import actions as act
-from .cards import NUM_RANKS, POINT_VALUE, RANKS, SUITS, card_code, parse_card, rank_of, sort_for_display, suit_of
-from .declarations import honour_cards
-from .game import TRICKS_PER_DEAL, Decision, Game, Question, deal_cards, trick_winner_card
-from .inputs import InputError
-from .inputs import seed as check_seed
-from .records import (
+from imperiale_env import actions as act
+from imperiale_env.cards import (
+    POINT_VALUE,
+    RANKS,
+    SUIT_NAMES,
+    SUITS,
+    card_code,
+    parse_card,
+    rank_of,
+    sort_for_display,
+    suit_of,
+)
+from imperiale_env.declarations import honour_cards
+from imperiale_env.game import TRICKS_PER_DEAL, Decision, Game, Question, deal_cards, trick_winner_card
+from imperiale_env.inputs import InputError
+from imperiale_env.inputs import seed as check_seed
+from imperiale_env.moves import HIDE_WORDS, SHOW_WORDS, SINK_WORDS, normalise, point_word
+from imperiale_env.observe_reference import observe
+from imperiale_env.records import (
     DealFeed,
     RecordError,
     Score,
@@ -47,20 +59,17 @@ from .records import (
     record_from_game,
     save_records,
 )
-from .render import score_text
-from .rules import Rules
+from imperiale_env.render import score_text
+from imperiale_env.rules import Rules
+from imperiale_env.tricks import beats_one
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]
 
-SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
 RANK_PLURALS = {"K": "Kings", "Q": "Queens", "J": "Jacks", "A": "Aces", "10": "tens", "9": "nines", "8": "eights",
                 "7": "sevens", "6": "sixes"}
 QUIT_WORDS = ("quit", "exit", "q")
 HELP_WORDS = ("help", "?")
-SHOW_WORDS = ("show", "y", "yes")
-HIDE_WORDS = ("hide", "n", "no")
-SINK_WORDS = ("sink", "pass")
 PROMPT = "> "
 
 
@@ -171,10 +180,9 @@ def play_rule(game: Game, p: int) -> str:
     lname = SUIT_NAMES[led]
     winning = trick_winner_card(s.trick, trump)
     follow = [c for c in hand if suit_of(c) == led]
-    strength = NUM_RANKS - 1
     if follow:
         if rules.must_beat and suit_of(winning) == led:
-            higher = [c for c in follow if strength - rank_of(c) > strength - rank_of(winning)]
+            higher = [c for c in follow if beats_one(c, winning, trump)]
             if higher:
                 return (f"You must follow suit ({lname}) and beat {card_code(winning)} if you can: "
                         f"play a higher {lname[:-1]} ({_codes(higher)}).")
@@ -186,7 +194,7 @@ def play_rule(game: Game, p: int) -> str:
     trumps = [c for c in hand if suit_of(c) == trump]
     if trumps and rules.must_trump:
         if rules.overtrump and suit_of(winning) == trump:
-            over = [c for c in trumps if strength - rank_of(c) > strength - rank_of(winning)]
+            over = [c for c in trumps if beats_one(c, winning, trump)]
             if over:
                 return (f"You have no {lname}: you must trump, and overtrump {card_code(winning)} "
                         f"({_codes(over)}).")
@@ -453,7 +461,7 @@ def parse_move(text: str, game: Game, human: int) -> Parsed:
     """Read one line of input for the human's pending decision (never raises)."""
     d = game.decision
     assert d is not None and d.player == human
-    line = " ".join(text.strip().lower().split())
+    line = normalise(text)
     legal = d.legal
     if not line:
         return Parsed(error=_hint(d, "Nothing typed."))
@@ -477,15 +485,11 @@ def parse_move(text: str, game: Game, human: int) -> Parsed:
     if d.kind == "point":
         if line in SINK_WORDS:
             return Parsed(action=act.SINK)
-        word = line.removeprefix("point").strip()
-        if word.startswith("p "):
-            word = word[2:]
-        suit = _suit_word(word)
-        if suit is None:
+        a = point_word(line)
+        if a is None:
             return Parsed(error=_hint(d, f"{text.strip()!r} is not a point declaration."))
-        a = act.point_action(suit)
         if a not in legal:
-            return Parsed(error=f"You hold no {SUIT_NAMES[suit]}: declare a suit you hold, or sink.")
+            return Parsed(error=f"You hold no {SUIT_NAMES[a - act.POINT_BASE]}: declare a suit you hold, or sink.")
         return Parsed(action=a)
     # play
     try:
@@ -499,16 +503,6 @@ def parse_move(text: str, game: Game, human: int) -> Parsed:
     if c not in legal:
         return Parsed(error=f"You may not play {card_code(c)} now. {play_rule(game, human)}")
     return Parsed(action=c)
-
-
-def _suit_word(word: str) -> int | None:
-    word = word.strip()
-    if not word:
-        return None
-    for i, (code, name) in enumerate(zip(SUITS, SUIT_NAMES, strict=True)):
-        if word in (code.lower(), name, name[:-1]):
-            return i
-    return None
 
 
 def _hint(d: Decision, first: str) -> str:
@@ -595,37 +589,6 @@ def save_game(game: Game, path: str | Path) -> Path:
             target = path.with_name(f"{path.stem}-{n}{path.suffix}")
 
 
-class _Lockstep:
-    """The reference Game and a one-game BatchGame stepped together; the bot reads the batch."""
-
-    def __init__(self, rules: Rules, seed: int):
-        from .batch import BatchGame
-
-        # The seeded deals, as Game(rules, seed) deals them, through a feed that notes the score
-        # at the end of every deal (the next deal's turned honour is scored as soon as it starts).
-        self.feed = DealFeed(lambda index, dealer: deal_cards(rules, seed, index, dealer))
-        self.game = self.feed.attach(Game(rules, seed=seed, deals=self.feed))
-        self.batch = BatchGame(rules, 1)
-        self.batch.reset(np.array([seed], dtype=np.uint64))
-        self.check()
-
-    def check(self) -> None:
-        g, b = self.game, self.batch
-        if g.decision is None:
-            if not b.done[0]:
-                raise RuntimeError("the engines disagree: the reference game is over, the batched one is not")
-            return
-        if b.done[0] or int(b.current_player[0]) != g.decision.player:
-            raise RuntimeError(f"the engines disagree on who acts: {g.decision.player} vs {b.current_player[0]}")
-        if not np.array_equal(b.legal_action_mask()[0], g.legal_mask()):
-            raise RuntimeError("the engines disagree on the legal actions")
-
-    def step(self, action: int) -> None:
-        self.game.step(action)
-        self.batch.step(np.array([action], dtype=np.int64))
-        self.check()
-
-
 def play_game(
     rules: Rules,
     opponent: str = "heuristic",
@@ -668,8 +631,10 @@ def play_game(
     names = seat_names(P, seat)
     words = _Words(names, seat)
     rng = np.random.default_rng(seed)
-    engines = _Lockstep(rules, seed)
-    game = engines.game
+    # The seeded deals, as Game(rules, seed) deals them, through a feed that notes the score at
+    # the end of every deal (the next deal's turned honour is scored as soon as it starts).
+    feed = DealFeed(lambda index, dealer: deal_cards(rules, seed, index, dealer))
+    game = feed.attach(Game(rules, seed=seed, deals=feed))
     if on_start is not None:
         on_start(game)
     print_fn(f"L'Impériale ({rules.preset}, {P} players) - you play seat {seat} against {opponent} "
@@ -690,7 +655,7 @@ def play_game(
                 print_fn("  " + sentence)
             # The score after this deal's last event: once the next deal has started, the game's
             # score holds that deal's turned honour too, which is told with that deal.
-            scores = engines.feed.scores
+            scores = feed.scores
             print_fn("  Score: " + score_line(game, names, scores[told_deals] if told_deals < len(scores) else None))
             told_deals += 1
 
@@ -730,15 +695,15 @@ def play_game(
                     else:
                         print_fn(parsed.error or "?")
             else:
-                obs = engines.batch.observe()
-                mask = engines.batch.legal_action_mask()
+                obs = observe(game, d.player)[None]
+                mask = game.legal_mask()[None]
                 action = int(np.asarray(agent.act(obs, mask, rng)).reshape(-1)[0])
                 if action not in d.legal:
                     raise RuntimeError(f"the bot chose an illegal action {action} (legal: {d.legal})")
                 note = _bot_note(game, d, action, words, rules)
                 if note:
                     print_fn(note)
-            engines.step(action)
+            game.step(action)
             if d.kind == "play" and len(trick_before) + 1 == P:
                 cards = trick_before + [(d.player, action)]
                 winner = next(q for q, c in cards if c == trick_winner_card(cards, before.deal.trump))

@@ -51,7 +51,7 @@ USER_ERRORS = (
     ("imperiale_env.inputs", "InputError"),
     ("imperiale_env.records", "RecordError"),
     ("imperiale_env.rules", "RulesError"),
-    ("imperiale_env.play", "PlayError"),
+    ("imperiale_cli.play", "PlayError"),
     ("agents.base", "AgentError"),
     ("train.config", "ConfigError"),
     ("train.checkpoint", "CheckpointError"),
@@ -111,7 +111,7 @@ def _seconds(text: str) -> float:
 
 def _seed(text: str) -> int:
     """A seed, an integer in ``[0, 2**63)`` (an argparse ``type``)."""
-    from .inputs import InputError, seed
+    from imperiale_env.inputs import InputError, seed
 
     try:
         value = int(text.strip())
@@ -140,7 +140,7 @@ def _count(low: int, high: int, what: str) -> Callable[[str], int]:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from .records import RecordError, load_records, replay_record
+    from imperiale_env.records import RecordError, load_records, replay_record
 
     records = load_records(args.file)
     if not records:
@@ -162,11 +162,11 @@ def _cmd_bench_solver_peers(args: argparse.Namespace) -> int:
     if args.peers:  # one core: cap the numeric libraries' threads before they load
         import os
 
-        from .bench_peers import THREAD_VARIABLES
+        from imperiale_env.bench_peers import THREAD_VARIABLES
 
         os.environ.update({name: "1" for name in THREAD_VARIABLES})
-    from .bench_peers import PeersUnavailable, run_peers_bench
-    from .bench_solver import run_solver_bench
+    from imperiale_env.bench_peers import PeersUnavailable, run_peers_bench
+    from imperiale_env.bench_solver import run_solver_bench
 
     runs = []
     if args.solver:
@@ -189,7 +189,7 @@ def _cmd_bench_solver_peers(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     if args.solver or args.peers:
         return _cmd_bench_solver_peers(args)
-    from .bench import run_bench
+    from imperiale_env.bench import run_bench
 
     for line in run_bench(args.batch_sizes, args.seconds, args.rules):
         print(line, flush=True)
@@ -206,8 +206,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         _error("eval", f"--agents needs at least two comma-separated agents, none empty, got {args.agents!r}")
         return 2
     from agents.tournament import check_outputs, run_tournament, write_outputs
-
-    from .rules import make_rules
+    from imperiale_env.rules import make_rules
 
     if args.out is not None:
         check_outputs(args.out)
@@ -286,8 +285,9 @@ def _train_summary(result: dict) -> str:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    from imperiale_env.rules import make_rules
+
     from .play import play_game
-    from .rules import make_rules
 
     rules = make_rules(args.rules)
     result = play_game(rules, args.opponent, seed=args.seed, seat=args.seat, save=args.save)
@@ -297,9 +297,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_analyse(args: argparse.Namespace) -> int:
     """``imperiale analyse``: every input is checked before the (long) analysis starts."""
     from agents.analysis import MAX_SAMPLES, analyse_record, report_text
-
-    from .inputs import InputError, input_file, output_file, seed
-    from .records import RecordError, load_records
+    from imperiale_env.inputs import InputError, input_file, output_file, seed
+    from imperiale_env.records import RecordError, load_records
 
     try:
         path = input_file(args.record, "record file")

@@ -1,0 +1,431 @@
+"""The batched numpy engine: N independent games of L'Impériale stepped together.
+
+Hands, captured cards and revealed cards are uint64 bitmasks (bit ``c`` is card ``c``);
+every game carries a *stage* index into a static list of stages built from the rules
+(:mod:`.tables`).  :meth:`BatchGame.step` applies one action per game, then runs every game
+forward through automatic stages until each waits on a decision again (:mod:`.stages`).
+The state is one dataclass of arrays (:mod:`.state`); scoring, the play of the cards and the
+observation are in :mod:`.scoring`, :mod:`.play` and :mod:`.observe`.  This module is the
+public face: reset, the legal actions, step, the event log, rewards and checkpoints.
+
+The engine agrees exactly with the reference :class:`~imperiale_env.game.Game` (the
+differential tests check masks, trick winners, score events and scores on every deal),
+and deals with the same seeded function, so game ``i`` of a batch is the lone game with
+the same seed whatever the batch size.
+
+Rewards are given when a game ends: +1 to the winner and ``-1/(P-1)`` to each other
+player (zero-sum).  With ``single_deal=True`` a deal that ends without a winner gives
+each player the change of his score in impériales (points count 1/24) minus the mean
+change of the others, which is zero-sum too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+
+from .. import actions as act
+from ..bitcards import ONE, SUIT_MASK, lowest_bit_index, point_values, popcount, unpack
+from ..cards import NUM_SUITS
+from ..events import EVENT_KINDS, POINTS_PER_IMPERIALE
+from ..observation import OBS_SIZE
+from ..rules import Rules, resolve_rules
+from ..shuffle import as_seeds, batch_seeds, first_dealer, next_game_seed
+from . import scoring
+from .observe import observe
+from .play import apply_play, legal_plays
+from .stages import run
+from .state import HISTORY_LEN, NONE, PLAY, POINT, QUESTION, BatchState
+from .tables import CB_ITEM, Tables
+
+__all__ = ["EVENT_KINDS", "HISTORY_LEN", "NONE", "PLAY", "POINT", "POINTS_PER_IMPERIALE", "QUESTION", "BatchGame"]
+
+#: Version of :meth:`BatchGame.to_dict`.
+CHECKPOINT_VERSION = 1
+
+
+class BatchGame:
+    """``num_games`` games under one ``rules``, stepped together.
+
+    ``auto_next_game``: when a game ends its slot starts the next game at once (seed
+    :func:`~imperiale_env.shuffle.next_game_seed`), so the batch never idles; the step
+    that ended it reports the rewards and ``terminated``.  ``single_deal``: a game is one
+    deal, from the start score given to :meth:`reset`.  ``record_events``: keep the score
+    events for :meth:`pop_events` (tests, replays); ``keep_history``: keep every game's
+    deals and decisions so that :func:`~imperiale_env.batch_records.record_from_batch` can
+    write its record; ``keep_final_obs``: fill :attr:`final_observation` for games that end
+    (same-step autoreset); all off for speed.
+
+    Every field of :attr:`state` (:class:`~.state.BatchState`) reads as an attribute of
+    the game: ``game.hands``, ``game.imperiales`` ...
+    """
+
+    state: BatchState
+
+    def __init__(
+        self,
+        rules: Rules | str | dict | None = None,
+        num_games: int = 1,
+        *,
+        auto_next_game: bool = False,
+        single_deal: bool = False,
+        record_events: bool = False,
+        keep_history: bool = False,
+        keep_final_obs: bool = False,
+    ):
+        self.rules = resolve_rules(rules)
+        self.players = P = self.rules.players
+        self.n = _check_num_games(num_games)
+        self.auto_next_game = auto_next_game
+        self.single_deal = single_deal
+        self.record_events = record_events
+        self.keep_history = keep_history
+        self.keep_final_obs = keep_final_obs
+        self.tables = Tables(self.rules)
+        self.stages = self.tables.stages
+        self.seats = np.arange(P)[None, :]
+        n = self.n
+        self._ar = np.arange(n)
+        self.state = BatchState.allocate(n, P, len(self.tables.pack))
+        #: With ``keep_final_obs``: the last observation of each game that ended at the last
+        #: step, for the player who made its last move (before ``auto_next_game`` restarts it).
+        self.final_observation = np.zeros((n if keep_final_obs else 0, OBS_SIZE), dtype=np.float32)
+        #: With ``keep_history``: arrays per started game and per finished deal (see _archive_*).
+        self.game_log: list[dict[str, np.ndarray]] = []
+        self.deal_log: list[dict[str, np.ndarray]] = []
+        self.explicit_deals: np.ndarray | None = None
+        self._next_game_id = n
+        self._events: list[np.ndarray] = []
+        self._ended: list[np.ndarray] = []
+        self._bits: np.ndarray | None = None
+        self._obs_masks = np.zeros((n, 12), dtype=np.uint64)
+        self._reset_done = False
+
+    # ------------------------------------------------------------------ reset
+
+    def reset(
+        self,
+        seed: int | np.ndarray = 0,
+        *,
+        dealer: np.ndarray | int | None = None,
+        imperiales: np.ndarray | None = None,
+        points: np.ndarray | None = None,
+        deals: np.ndarray | None = None,
+    ) -> None:
+        """Start a game in every slot.
+
+        ``seed``: one integer (game ``i`` gets :func:`~imperiale_env.shuffle.batch_seeds`)
+        or one seed per game.  ``dealer`` / ``imperiales`` / ``points`` start from a given
+        score (one for all games or one per game); games restarted by ``auto_next_game``
+        start from it too (the dealer drawn from the new seed unless ``dealer`` was given).
+        ``deals``: optional ``(N, D, cards)`` card orders (priority order hands, then the
+        turned card and talon, as :func:`~imperiale_env.game.deal_cards` lays them) used for
+        the first ``D`` deals instead of the seeded ones (records)."""
+        seeds = batch_seeds(seed, self.n) if isinstance(seed, (int, np.integer)) else as_seeds(seed)
+        if seeds.shape != (self.n,):
+            raise ValueError(f"expected one seed or {self.n} seeds, got shape {seeds.shape}")
+        self.explicit_deals = None if deals is None else np.asarray(deals, dtype=np.int64)
+        self._events = []
+        self._ended = []
+        self._bits = None
+        n, P = self.n, self.players
+        self.restart_dealer[:] = np.broadcast_to(np.asarray(-1 if dealer is None else dealer, np.int64), (n,))
+        self.restart_imperiales[:] = np.broadcast_to(np.asarray(0 if imperiales is None else imperiales), (n, P))
+        self.restart_points[:] = np.broadcast_to(np.asarray(0 if points is None else points), (n, P))
+        self._start_games(self._ar, seeds)
+        self.game_id[:] = self._ar
+        self._next_game_id = self.n
+        self.game_log, self.deal_log = [], []
+        self._reset_done = True
+        self._archive_games(self._ar)
+        run(self, self._ar)
+        if self._ended:  # a game may end before any decision (a turned honour at the target)
+            ended = np.concatenate(self._ended)
+            self._archive_deals(ended)
+            self.final_imperiales[ended] = self.imperiales[ended]
+            self.final_points[ended] = self.points[ended]
+            self._ended = []
+
+    def _start_games(self, idx: np.ndarray, seeds: np.ndarray) -> None:
+        """New games in the slots ``idx``, from the start score the batch was reset with."""
+        P = self.players
+        self.seed[idx] = seeds
+        fixed = self.restart_dealer[idx]
+        d = np.where(fixed >= 0, fixed, first_dealer(seeds, P))
+        self.dealer[idx] = d
+        self.start_dealer[idx] = d
+        self.imperiales[idx] = self.restart_imperiales[idx]
+        self.points[idx] = self.restart_points[idx]
+        self.start_imperiales[idx] = self.imperiales[idx]
+        self.start_points[idx] = self.points[idx]
+        self.value_at_start[idx] = self.imperiales[idx] + self.points[idx] / POINTS_PER_IMPERIALE
+        self.deal_index[idx] = 0
+        self.stage[idx] = 0
+        self.over[idx] = False
+        self.winner[idx] = -1
+
+    def _archive_games(self, idx: np.ndarray) -> None:
+        if self.keep_history:
+            self.game_log.append({
+                "game_id": self.game_id[idx].copy(), "seed": self.seed[idx].copy(),
+                "dealer": self.start_dealer[idx].copy(), "imperiales": self.start_imperiales[idx].copy(),
+                "points": self.start_points[idx].copy(),
+            })
+
+    def _archive_deals(self, idx: np.ndarray) -> None:
+        """Keep the deals of ``idx`` (cards and decisions) before they are dealt anew."""
+        if self.keep_history and len(idx):
+            self.deal_log.append({
+                "game_id": self.game_id[idx].copy(), "deal_index": self.deal_index[idx].copy(),
+                "dealer": self.dealer[idx].copy(), "order": self.order[idx].copy(),
+                "actions": self.history_actions[idx].copy(), "players": self.history_players[idx].copy(),
+                "length": self.history_len[idx].copy(),
+            })
+
+    # ------------------------------------------------------------------ events
+
+    def pop_events(self) -> np.ndarray:
+        """Events since the last call, ordered by game then time: rows of
+        ``(game_id, deal_index, kind, player, amount)`` where ``kind`` indexes
+        :data:`~imperiale_env.events.EVENT_KINDS` and ``amount`` is in the event's unit
+        (:func:`~imperiale_env.events.unit`): the points of an award, the impériales of a
+        gain-type event, the count of an ``imperiale`` event, the points lost in a
+        ``wipe``, 0 for ``game_over``."""
+        if not self._events:
+            return np.zeros((0, 5), dtype=np.int64)
+        ev = np.concatenate(self._events)
+        self._events = []
+        return ev[np.argsort(ev[:, 0], kind="stable")]
+
+    # ------------------------------------------------------------------ actions
+
+    def action_bits(self) -> np.ndarray:
+        """Legal actions of every game as a uint64 bitmask over the action layout."""
+        if self._bits is not None:
+            return self._bits
+        self._require_reset("legal actions")
+        bits = np.zeros(self.n, dtype=np.uint64)
+        kind = self.kind
+        cur = self.current_player
+        q = kind == QUESTION
+        bits[q] = (ONE << np.uint64(act.SHOW)) | (ONE << np.uint64(act.HIDE))
+        pt = np.flatnonzero(kind == POINT)
+        if len(pt):
+            hand = self.hands[pt, cur[pt]]
+            held = np.zeros(len(pt), dtype=np.uint64)
+            for s in range(NUM_SUITS):
+                held |= ((hand & SUIT_MASK[s]) != 0).astype(np.uint64) << np.uint64(act.POINT_BASE + s)
+            bits[pt] = held | (ONE << np.uint64(act.SINK))
+        pl = np.flatnonzero(kind == PLAY)
+        if len(pl):
+            bits[pl] = legal_plays(self, pl)
+        self._bits = bits
+        return bits
+
+    def legal_action_mask(self) -> np.ndarray:
+        """``(N, 43)`` bool: the legal actions of the player to act in each game."""
+        return unpack(self.action_bits(), act.NUM_ACTIONS)
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one action per game; returns ``(rewards (N, P) float32, terminated (N,) bool)``.
+
+        Games already over (without ``auto_next_game``) ignore their action.  An illegal
+        action raises ``ValueError`` naming the games, the actions and what was legal.
+        """
+        self._require_reset("step()")
+        a = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if a.shape != (self.n,):
+            raise ValueError(f"expected {self.n} actions, got shape {np.shape(actions)}")
+        active = self.kind != NONE
+        bits = self.action_bits()
+        inside = (a >= 0) & (a < act.NUM_ACTIONS)
+        ok = inside & (((bits >> np.where(inside, a, 0).astype(np.uint64)) & ONE) == ONE)
+        bad = np.flatnonzero(active & ~ok)
+        if len(bad):
+            i = int(bad[0])
+            legal = [act.describe(x) for x in np.flatnonzero(unpack(bits[i], act.NUM_ACTIONS))]
+            raise ValueError(
+                f"illegal action in {len(bad)} game(s): game {i} (player {self.current_player[i]}) "
+                f"chose {a[i]}, legal: {', '.join(legal)}"
+            )
+        self._bits = None
+        self._ended = []
+        self.last_player[:] = self.current_player
+        idx = self._ar if active.all() else np.flatnonzero(active)
+        at = idx * HISTORY_LEN + self.history_len[idx]
+        self.history_actions.reshape(-1)[at] = a[idx]
+        self.history_players.reshape(-1)[at] = self.current_player[idx]
+        self.history_len[idx] += 1
+        kind = self.kind[idx]
+        plays = kind == PLAY
+        if plays.all():  # the common case: every game is playing a card
+            run(self, apply_play(self, idx, a))
+        else:
+            moving = [self._apply_question(idx[kind == QUESTION], a), self._apply_point(idx[kind == POINT], a),
+                      apply_play(self, idx[plays], a)]
+            run(self, np.concatenate(moving))
+        return self._finish_step()
+
+    def _apply_question(self, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
+        if not len(idx):
+            return idx
+        show = a[idx] == act.SHOW
+        st = self.stage[idx]
+        turned_q = self.tables.is_turned_stage[st]
+        # The turned-card impériale.
+        ti = idx[turned_q]
+        self.turned_shown[ti] = show[turned_q]
+        self.turned_asked[ti] = True
+        shown_ti = ti[show[turned_q]]
+        if len(shown_ti):  # shown like an impériale in hand: the three cards the turned card completes
+            dealer = self.dealer[shown_ti]
+            self.revealed[shown_ti, dealer] |= self.tables.turned_cards(self.hands[shown_ti, dealer],
+                                                                        self.turned[shown_ti])
+        # In-hand items: the lowest pending item of the player.
+        qi, qshow = idx[~turned_q], show[~turned_q]
+        p = self.current_player[qi]
+        j = lowest_bit_index(self.pending[qi, p].astype(np.uint64))
+        self.pending[qi, p] &= ~(1 << j)
+        s_idx, s_p, s_j = qi[qshow], p[qshow], j[qshow]
+        self.shown[s_idx, s_p] |= 1 << s_j
+        cards = np.where(s_j == CB_ITEM, self.dealt[s_idx, s_p], self.tables.item_mask[s_j])
+        self.revealed[s_idx, s_p] |= cards
+        now = self.tables.is_now_stage[st[~turned_q]][qshow]
+        for jj in np.unique(s_j[now]) if now.any() else []:
+            sel = now & (s_j == jj)
+            scoring.score_item(self, s_idx[sel], s_p[sel], int(jj), protect=self.rules.protect_turned_honour)
+        return idx
+
+    def _apply_point(self, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
+        if not len(idx):
+            return idx
+        p = self.current_player[idx]
+        declare = a[idx] != act.SINK
+        suit = a[idx] - act.POINT_BASE
+        di, dp, ds = idx[declare], p[declare], suit[declare]
+        cards = self.hands[di, dp] & SUIT_MASK[ds]
+        self.point_suit[di, dp] = ds
+        self.point_count[di, dp] = popcount(cards)
+        self.point_value[di, dp] = point_values(cards)
+        self.point_answered[idx, p] = True
+        return idx
+
+    def _finish_step(self) -> tuple[np.ndarray, np.ndarray]:
+        P = self.players
+        rewards = np.zeros((self.n, P), dtype=np.float32)
+        terminated = np.zeros(self.n, dtype=bool)
+        ended = np.concatenate(self._ended) if self._ended else self._ar[:0]
+        self._ended = []
+        if len(ended):
+            terminated[ended] = True
+            won = self.winner[ended] >= 0
+            wi = ended[won]
+            rewards[wi] = -1.0 / (P - 1)
+            rewards[wi, self.winner[wi]] = 1.0
+            di = ended[~won]
+            if len(di):
+                value = self.imperiales[di] + self.points[di] / POINTS_PER_IMPERIALE
+                change = value - self.value_at_start[di]
+                others = (change.sum(axis=1, keepdims=True) - change) / (P - 1)
+                rewards[di] = (change - others).astype(np.float32)
+            self.final_imperiales[ended] = self.imperiales[ended]
+            self.final_points[ended] = self.points[ended]
+            self._archive_deals(ended)
+            if self.keep_final_obs:
+                self.final_observation[ended] = self.observe(rows=ended, players=self.last_player[ended])
+            if self.auto_next_game:
+                self._start_games(ended, next_game_seed(self.seed[ended]))
+                self.game_id[ended] = self._next_game_id + np.arange(len(ended))
+                self._next_game_id += len(ended)
+                self._archive_games(ended)
+                run(self, ended)
+        return rewards, terminated
+
+    @property
+    def done(self) -> np.ndarray:
+        """Games waiting on no decision (over, and not restarted)."""
+        return self.kind == NONE
+
+    # ------------------------------------------------------------------ observation
+
+    def observe(
+        self, out: np.ndarray | None = None, players: np.ndarray | None = None, rows: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`~imperiale_env.observation`)
+        of the acting player in every game, or of ``players`` (one seat per game; a player who
+        is not to act sees no pending decision).  ``rows`` encodes only those games
+        (``players`` then has one seat per row).  Pass ``out`` to fill a preallocated buffer."""
+        self._require_reset("observe()")
+        return observe(self, out, players, rows)
+
+    def _require_reset(self, what: str) -> None:
+        if not self._reset_done:
+            raise RuntimeError(f"BatchGame: call reset(seed) before {what}: no game has been dealt yet")
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole batch as plain data for a checkpoint: numpy arrays and numbers, plus the
+        rules as a JSON string; nothing in it runs code when loaded.  Versioned
+        (``version``); :meth:`from_dict` restores a batch that steps on exactly as this one.
+        The event log and the record history (``keep_history``) are not kept."""
+        flags = {name: int(getattr(self, name)) for name in _FLAGS}
+        explicit = self.explicit_deals if self.explicit_deals is not None else np.zeros((0, 0, 0), np.int64)
+        return {
+            "version": CHECKPOINT_VERSION,
+            "rules_json": json.dumps(self.rules.to_dict(), sort_keys=True),
+            "num_games": self.n,
+            "next_game_id": int(self._next_game_id),
+            "has_explicit_deals": int(self.explicit_deals is not None),
+            "explicit_deals": explicit.copy(),
+            **flags,
+            "state": self.state.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BatchGame:
+        """Inverse of :meth:`to_dict`; a dict of another version or shape is refused, naming why."""
+        if not isinstance(data, dict) or data.get("version") != CHECKPOINT_VERSION:
+            got = data.get("version") if isinstance(data, dict) else type(data).__name__
+            raise ValueError(f"BatchGame checkpoint version {got!r} is not supported (expected {CHECKPOINT_VERSION})")
+        missing = [k for k in ("rules_json", "num_games", "next_game_id", "has_explicit_deals", "explicit_deals",
+                               "state", *_FLAGS) if k not in data]
+        if missing:
+            raise ValueError(f"BatchGame checkpoint lacks {', '.join(missing)}")
+        game = cls(json.loads(data["rules_json"]), int(data["num_games"]),
+                   **{name: bool(data[name]) for name in _FLAGS})
+        game.state = BatchState.from_dict(data["state"], game.n, game.players, len(game.tables.pack))
+        game._next_game_id = int(data["next_game_id"])
+        game._reset_done = True
+        if data["has_explicit_deals"]:
+            game.explicit_deals = np.asarray(data["explicit_deals"], np.int64).copy()
+        return game
+
+
+#: The most games one batch holds: about 3 KB of state a game, so some 12 GB at the limit.
+MAX_GAMES = 1 << 22
+
+
+def _check_num_games(num_games: Any) -> int:
+    """``num_games`` as an int, or a ValueError saying what is allowed (no silent rounding)."""
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
+        raise ValueError(f"num_games must be a whole number from 1 to {MAX_GAMES}, got {num_games!r}")
+    if not 1 <= num_games <= MAX_GAMES:
+        raise ValueError(f"num_games must be from 1 to {MAX_GAMES} (one batch's state must fit in memory), "
+                         f"got {num_games}")
+    return int(num_games)
+
+
+_FLAGS = ("auto_next_game", "single_deal", "record_events", "keep_history", "keep_final_obs")
+
+
+def _state_attribute(name: str) -> property:
+    return property(lambda self: getattr(self.state, name), lambda self, value: setattr(self.state, name, value),
+                    doc=f"``state.{name}``")
+
+
+for _f in fields(BatchState):
+    setattr(BatchGame, _f.name, _state_attribute(_f.name))

@@ -1,0 +1,145 @@
+"""The state of N games as one dataclass of numpy arrays, each field marked per game or per deal.
+
+A field's metadata says its scope, dtype, trailing shape and fill value.  Per-deal fields
+are reset to their fill value at the start of every deal by :meth:`BatchState.reset_deal`,
+which walks the fields: a new per-deal field cannot leak from one deal into the next
+because nobody has to remember to add it to a list.  The trailing shape names the sizes
+known only when the batch is built: ``P`` players, ``C`` cards in the pack, ``H`` the
+decision history of one deal.
+
+:meth:`BatchState.to_dict` / :meth:`BatchState.from_dict` give a versioned dict of plain
+numpy arrays (no objects, nothing that runs code on load) for checkpoints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+GAME, DEAL = "game", "deal"
+#: Decision kinds (the ``kind`` field): a question, the point, a card, or nothing to decide.
+QUESTION, POINT, PLAY, NONE = 0, 1, 2, 3
+#: Decisions kept per deal (at most 82: 3 x 14 questions, the turned card, 3 points, 36 cards).
+HISTORY_LEN = 128
+STATE_VERSION = 1
+
+
+def _array(scope: str, dtype: type, shape: tuple[str, ...] = (), fill: Any = 0) -> Any:
+    return field(default=None, metadata={"scope": scope, "dtype": np.dtype(dtype), "shape": shape, "fill": fill})
+
+
+def game(dtype: type, shape: tuple[str, ...] = (), fill: Any = 0) -> Any:
+    """A field kept for the whole game (set when a game starts)."""
+    return _array(GAME, dtype, shape, fill)
+
+
+def deal(dtype: type, shape: tuple[str, ...] = (), fill: Any = 0) -> Any:
+    """A field reset to ``fill`` at the start of every deal."""
+    return _array(DEAL, dtype, shape, fill)
+
+
+@dataclass
+class BatchState:
+    """Every array of a batch of games; row ``i`` is game slot ``i``."""
+
+    # The game.
+    seed: np.ndarray = game(np.uint64)
+    game_id: np.ndarray = game(np.int64)
+    imperiales: np.ndarray = game(np.int64, ("P",))
+    points: np.ndarray = game(np.int64, ("P",))
+    start_imperiales: np.ndarray = game(np.int64, ("P",))
+    start_points: np.ndarray = game(np.int64, ("P",))
+    #: The score a restarted game starts from (what :meth:`BatchGame.reset` was given).
+    restart_dealer: np.ndarray = game(np.int64, fill=-1)
+    restart_imperiales: np.ndarray = game(np.int64, ("P",))
+    restart_points: np.ndarray = game(np.int64, ("P",))
+    value_at_start: np.ndarray = game(np.float64, ("P",))
+    dealer: np.ndarray = game(np.int64)
+    start_dealer: np.ndarray = game(np.int64)
+    deal_index: np.ndarray = game(np.int64)
+    stage: np.ndarray = game(np.int64)
+    over: np.ndarray = game(np.bool_)
+    winner: np.ndarray = game(np.int64, fill=-1)
+    final_imperiales: np.ndarray = game(np.int64, ("P",))
+    final_points: np.ndarray = game(np.int64, ("P",))
+    current_player: np.ndarray = game(np.int64)
+    last_player: np.ndarray = game(np.int64)  # who made each game's last move
+    kind: np.ndarray = game(np.int64, fill=NONE)
+    # Read up to history_len (reset per deal), so the rows themselves need no clearing.
+    history_actions: np.ndarray = game(np.int64, ("H",), fill=-1)
+    history_players: np.ndarray = game(np.int64, ("H",), fill=-1)
+
+    # The deal.
+    history_len: np.ndarray = deal(np.int64)
+    order: np.ndarray = deal(np.int64, ("C",))
+    dealt: np.ndarray = deal(np.uint64, ("P",))
+    hands: np.ndarray = deal(np.uint64, ("P",))
+    captured: np.ndarray = deal(np.uint64, ("P",))
+    played: np.ndarray = deal(np.uint64, ("P",))
+    revealed: np.ndarray = deal(np.uint64, ("P",))
+    voids: np.ndarray = deal(np.int64, ("P",))  # bit s: known to lack suit s
+    turned: np.ndarray = deal(np.int64)
+    trump: np.ndarray = deal(np.int64)
+    items: np.ndarray = deal(np.int64, ("P",))  # in-hand item slots each hand may show
+    pending: np.ndarray = deal(np.int64, ("P",))  # ... not yet asked
+    shown: np.ndarray = deal(np.int64, ("P",))  # ... shown
+    turned_eligible: np.ndarray = deal(np.bool_)
+    turned_shown: np.ndarray = deal(np.bool_)
+    turned_asked: np.ndarray = deal(np.bool_)
+    turned_honour_scored: np.ndarray = deal(np.bool_)
+    point_suit: np.ndarray = deal(np.int64, ("P",), fill=-1)
+    point_count: np.ndarray = deal(np.int64, ("P",))
+    point_value: np.ndarray = deal(np.int64, ("P",))
+    point_answered: np.ndarray = deal(np.bool_, ("P",))
+    tricks: np.ndarray = deal(np.int64, ("P",))
+    tricks_played: np.ndarray = deal(np.int64)
+    trick_cards: np.ndarray = deal(np.int64, ("P",), fill=-1)
+    trick_len: np.ndarray = deal(np.int64)
+    leader: np.ndarray = deal(np.int64)
+    win_card: np.ndarray = deal(np.int64)
+    win_player: np.ndarray = deal(np.int64)
+
+    @classmethod
+    def allocate(cls, num_games: int, players: int, pack: int) -> BatchState:
+        """Arrays for ``num_games`` games, every field at its fill value."""
+        sizes = {"P": players, "C": pack, "H": HISTORY_LEN}
+        return cls(**{
+            f.name: np.full((num_games, *(sizes[d] for d in f.metadata["shape"])), f.metadata["fill"],
+                            dtype=f.metadata["dtype"])
+            for f in fields(cls)
+        })
+
+    def reset_deal(self, idx: np.ndarray) -> None:
+        """Every per-deal field of the games ``idx`` back to its fill value."""
+        for f in _DEAL_FIELDS:
+            getattr(self, f.name)[idx] = f.metadata["fill"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"version": 1, field: array, ...}``: plain numpy arrays, safe to store and load."""
+        return {"version": STATE_VERSION, **{f.name: getattr(self, f.name).copy() for f in fields(self)}}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], num_games: int, players: int, pack: int) -> BatchState:
+        """Inverse of :meth:`to_dict`; every field must be there with the expected shape and dtype."""
+        if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+            got = data.get("version") if isinstance(data, dict) else type(data).__name__
+            raise ValueError(f"batch state version {got!r} is not supported (expected {STATE_VERSION})")
+        empty = cls.allocate(num_games, players, pack)
+        missing = [f.name for f in fields(cls) if f.name not in data]
+        unknown = sorted(set(data) - {f.name for f in fields(cls)} - {"version"})
+        if missing or unknown:
+            raise ValueError(f"batch state fields missing {missing} or unknown {unknown}")
+        out = {}
+        for f in fields(cls):
+            want = getattr(empty, f.name)
+            got = data[f.name]
+            if not isinstance(got, np.ndarray) or got.shape != want.shape or got.dtype != want.dtype:
+                desc = f"{got.dtype}{got.shape}" if isinstance(got, np.ndarray) else type(got).__name__
+                raise ValueError(f"batch state field {f.name}: expected {want.dtype}{want.shape}, got {desc}")
+            out[f.name] = got.copy()
+        return cls(**out)
+
+
+_DEAL_FIELDS = tuple(f for f in fields(BatchState) if f.metadata["scope"] == DEAL)

@@ -1,0 +1,125 @@
+"""The score events: every kind once, with its unit and its words.
+
+Both engines log a score event each time a score changes (RECORDS.md).  The reference
+engine writes a dict ``{"event": kind, "player": p, <amount key>: n, ...}``; the batched
+engine writes a row ``(game, deal, code, player, amount)`` where ``code`` indexes
+:data:`EVENT_KINDS`.  Records, the table renderer, the terminal game, the tournament's deal
+accounting and the differential check all read the kinds from here, so a new kind is
+written once.
+
+The unit of an amount is points (an *award*: 24 points make an impériale) or impériales
+(a *gain*).  For some kinds it depends on the rules (Imperijal scores its impériales as
+24 points; carte blanche and capot are worth points or impériales): :func:`unit` decides.
+
+Three kinds are bookkeeping around the others: ``imperiale`` (the impériales a gain or 24
+points make, its amount a count), ``wipe`` (the points an opponent loses) and
+``game_over``.  :func:`value` turns any event into the change of its player's value in
+impériales (points count 1/24), where ``imperiale`` counts zero because the award or gain
+that made it already counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .rules import Rules
+
+POINTS_PER_IMPERIALE = 24
+POINTS, IMPERIALES, COUNT, NOTHING = "points", "imperiales", "count", "nothing"
+
+
+@dataclass(frozen=True)
+class EventKind:
+    """One kind of score event: its name, how to find its unit, and its words.
+
+    ``unit`` maps the rules to :data:`POINTS`, :data:`IMPERIALES`, :data:`COUNT` (the
+    ``imperiale`` event) or :data:`NOTHING` (``game_over``).  ``words`` is the verb phrase of
+    a sentence ``<player> <words>: +<amount>`` (empty for the bookkeeping kinds, which
+    :func:`describe` words on their own).  ``sign`` is how the amount moves the player's value
+    (-1 for a wipe, 0 for the bookkeeping of a gain already counted)."""
+
+    name: str
+    unit: Callable[[Rules], str]
+    words: str
+    sign: int = 1
+
+
+def _always(unit: str) -> Callable[[Rules], str]:
+    return lambda rules: unit
+
+
+def _imperiales_unless_as_points(rules: Rules) -> str:
+    return POINTS if rules.imperiales_as_points else IMPERIALES
+
+
+KINDS: tuple[EventKind, ...] = (
+    EventKind("turned_honour", _always(POINTS), "turned an honour"),
+    EventKind("carte_blanche", lambda r: POINTS if r.carte_blanche_points else IMPERIALES, "showed carte blanche"),
+    EventKind("quart_major", _imperiales_unless_as_points, "showed an impériale (sequence)"),
+    EventKind("four_of_a_kind", _imperiales_unless_as_points, "showed four of a kind"),
+    EventKind("turned_imperiale", _imperiales_unless_as_points, "showed the turned-card impériale"),
+    EventKind("point", _always(POINTS), "wins the point"),
+    EventKind("honours", _always(POINTS), "counts honours"),
+    EventKind("fallen_imperiale", _imperiales_unless_as_points, "takes a fallen impériale"),
+    EventKind("tricks", _always(POINTS), "counts tricks"),
+    EventKind("capot", lambda r: POINTS if r.capot_points else IMPERIALES, "makes capot"),
+    EventKind("wipe", _always(POINTS), "", sign=-1),
+    EventKind("imperiale", _always(COUNT), "", sign=0),
+    EventKind("game_over", _always(NOTHING), "", sign=0),
+)
+BY_NAME: dict[str, EventKind] = {k.name: k for k in KINDS}
+#: Event names in code order: row code ``i`` of the batched engine is ``EVENT_KINDS[i]``.
+EVENT_KINDS: tuple[str, ...] = tuple(k.name for k in KINDS)
+CODE: dict[str, int] = {name: i for i, name in enumerate(EVENT_KINDS)}
+
+# The names, for the engines to write events with (a typo is then an import error).
+(TURNED_HONOUR, CARTE_BLANCHE, QUART_MAJOR, FOUR_OF_A_KIND, TURNED_IMPERIALE, POINT, HONOURS, FALLEN_IMPERIALE,
+ TRICKS, CAPOT, WIPE, IMPERIALE, GAME_OVER) = EVENT_KINDS
+
+
+def unit(kind: str, rules: Rules) -> str:
+    """The unit of ``kind``'s amount under ``rules``: points, impériales, count or nothing."""
+    return BY_NAME[kind].unit(rules)
+
+
+def amount_key(kind: str, rules: Rules) -> str | None:
+    """The key of the amount in a reference event dict (``points``, ``imperiales``, ``count``)."""
+    return {POINTS: "points", IMPERIALES: "imperiales", COUNT: "count", NOTHING: None}[unit(kind, rules)]
+
+
+def amount_of(event: dict[str, Any], rules: Rules) -> int:
+    """The amount of a reference event dict, as the batched engine logs it (0 for ``game_over``)."""
+    key = amount_key(event["event"], rules)
+    return 0 if key is None else int(event[key])
+
+
+def value(kind: str, amount: float, rules: Rules) -> float:
+    """The change of its player's value in impériales (points count 1/24) an event makes."""
+    k = BY_NAME[kind]
+    scale = 1 / POINTS_PER_IMPERIALE if k.unit(rules) == POINTS else 1.0
+    return k.sign * amount * scale
+
+
+def value_table(rules: Rules) -> np.ndarray:
+    """``value_table(rules)[code] * amount`` is :func:`value` for a batched event row."""
+    return np.array([value(name, 1, rules) for name in EVENT_KINDS], dtype=np.float64)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def describe(kind: str, player: str, amount: int, rules: Rules) -> str:
+    """One event in words: ``player_1 wins the point: +4 points``."""
+    if kind == WIPE:
+        return f"{player} is wiped: -{_plural(amount, 'point')}"
+    if kind == IMPERIALE:
+        return f"{player} gains {_plural(amount, 'impériale')}"
+    if kind == GAME_OVER:
+        return f"{player} wins the game"
+    word = "point" if unit(kind, rules) == POINTS else "impériale"
+    return f"{player} {BY_NAME[kind].words}: +{_plural(amount, word)}"
