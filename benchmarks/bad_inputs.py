@@ -157,7 +157,7 @@ def classify_exception(exc: BaseException) -> tuple[str, str]:
     chain: list[BaseException] = [exc]
     while chain[-1].__cause__ is not None and len(chain) < 10:  # re-raised by a library (gymnasium.make)
         chain.append(chain[-1].__cause__)
-    if message and isinstance(exc, (ValueError, TypeError)) and any(map(_raised_by_suite, chain)):
+    if message and isinstance(exc, (ValueError, TypeError, RuntimeError)) and any(map(_raised_by_suite, chain)):
         return "clear", text
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" (at {pathlib.Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""

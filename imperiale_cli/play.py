@@ -537,7 +537,7 @@ def check_save_path(path: str | Path) -> Path:
     nothing: it ends in ``.json`` (a new file: an existing one is refused, never overwritten)
     or ``.jsonl`` (records are appended; the records already there must read and replay, so
     that a damaged file is found now, not after the game), and its folder is writable."""
-    from .inputs import InputError, output_file
+    from imperiale_env.inputs import InputError, output_file
 
     if not str(path).strip():
         raise PlayError("the record file path is empty: give a .json or .jsonl file name")

@@ -131,8 +131,38 @@ def env(**kwargs: Any) -> AECEnv:
     e: AECEnv = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = _CheckedAction(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = _InOrder(e)
     return e
+
+
+class _InOrder(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order check, with an error that says what to do (a ``RuntimeError`` naming
+    the call and ``reset(seed=...)``) instead of the bare ``AssertionError`` its logger raises
+    when the game is used before it is dealt."""
+
+    def _dealt(self, call: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"imperiale_v0: call reset(seed=...) before {call}: no game has been dealt yet")
+
+    def step(self, action: Any) -> None:
+        self._dealt("step()")
+        super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        self._dealt("observe()")
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> Any:
+        self._dealt("last()")
+        return super().last(observe)
+
+    def render(self) -> Any:
+        self._dealt("render()")
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        self._dealt("agent_iter()")
+        return super().agent_iter(max_iter)
 
 
 class _CheckedAction(wrappers.AssertOutOfBoundsWrapper):

@@ -193,8 +193,9 @@ def test_raw_env_refuses_illegal_and_wrapped_env_out_of_range_actions():
     w.reset(seed=0)
     with pytest.raises(ValueError, match=r"the action 43 is out of range: give an action id, an integer 0\.\.42"):
         w.step(43)
-    with pytest.raises(AssertionError, match="reset"):
-        env().step(0)  # before reset: OrderEnforcingWrapper
+    for call in (lambda e: e.step(0), lambda e: e.observe("player_0"), lambda e: e.last(), lambda e: e.render()):
+        with pytest.raises(RuntimeError, match=r"call reset\(seed=\.\.\.\) before"):
+            call(env())  # before reset: a clear error, not PettingZoo's bare AssertionError
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)

@@ -31,6 +31,7 @@ from .. import actions as act
 from ..bitcards import ONE, SUIT_MASK, lowest_bit_index, point_values, popcount, unpack
 from ..cards import NUM_SUITS
 from ..events import EVENT_KINDS, POINTS_PER_IMPERIALE
+from ..inputs import seed as check_seed
 from ..observation import OBS_SIZE
 from ..rules import Rules, resolve_rules
 from ..shuffle import as_seeds, batch_seeds, first_dealer, next_game_seed
@@ -106,6 +107,31 @@ class BatchGame:
 
     # ------------------------------------------------------------------ reset
 
+    def _checked_seeds(self, seed: Any) -> np.ndarray:
+        """The games' seeds from ``reset``'s ``seed``: one integer in ``[0, 2**63)``, or one
+        non-negative integer per game (uint64 arrays as the engine derives them pass as they are)."""
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+            return batch_seeds(check_seed(int(seed), "BatchGame seed"), self.n)
+        arr = np.asarray(seed)
+        if arr.dtype.kind not in "iu" or arr.shape != (self.n,):
+            raise ValueError(f"BatchGame.reset: seed must be one integer in [0, 2**63) or {self.n} integers "
+                             f"(one per game), got {arr.dtype} of shape {arr.shape}")
+        if arr.dtype.kind == "i" and (arr < 0).any():
+            raise ValueError("BatchGame.reset: seeds must be non-negative integers")
+        return as_seeds(arr)
+
+    def _check_start(self, dealer: Any, imperiales: Any, points: Any) -> None:
+        """Refuse a start score outside the game: a dealer that is no seat, impériales at or past
+        the target (the game would be over), points that make an impériale (24 or more)."""
+        P, target = self.players, self.rules.target_imperiales
+        for name, value, high in (("dealer", dealer, P - 1), ("imperiales", imperiales, target - 1),
+                                  ("points", points, POINTS_PER_IMPERIALE - 1)):
+            if value is None:
+                continue
+            arr = np.asarray(value)
+            if arr.dtype.kind not in "iu" or (arr.size and not ((arr >= 0) & (arr <= high)).all()):
+                raise ValueError(f"BatchGame.reset: {name} must be integers from 0 to {high}, got {value!r}")
+
     def reset(
         self,
         seed: int | np.ndarray = 0,
@@ -124,9 +150,8 @@ class BatchGame:
         ``deals``: optional ``(N, D, cards)`` card orders (priority order hands, then the
         turned card and talon, as :func:`~imperiale_env.game.deal_cards` lays them) used for
         the first ``D`` deals instead of the seeded ones (records)."""
-        seeds = batch_seeds(seed, self.n) if isinstance(seed, (int, np.integer)) else as_seeds(seed)
-        if seeds.shape != (self.n,):
-            raise ValueError(f"expected one seed or {self.n} seeds, got shape {seeds.shape}")
+        seeds = self._checked_seeds(seed)
+        self._check_start(dealer, imperiales, points)
         self.explicit_deals = None if deals is None else np.asarray(deals, dtype=np.int64)
         self._events = []
         self._ended = []
