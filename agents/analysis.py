@@ -301,7 +301,7 @@ def _judge(values: dict[int, float] | None, action: int) -> dict[str, Any] | Non
 
 def analyse_record(record: dict[str, Any], samples: int = DEFAULT_SAMPLES, seed: int = 0,
                    horizon: int | None = None) -> dict[str, Any]:
-    """The annotated record of ``record`` (see docs/annotated-records.md for every field)."""
+    """The annotated record of ``record`` (see docs/records.md#annotated for every field)."""
     played, points_by_deal, plans = _walk(record)
     rules = played.rules
     P = rules.players
