@@ -165,8 +165,8 @@ def _cmd_bench_solver_peers(args: argparse.Namespace) -> int:
         from imperiale_env.bench_peers import THREAD_VARIABLES
 
         os.environ.update({name: "1" for name in THREAD_VARIABLES})
+    from agents.bench_solver import run_solver_bench
     from imperiale_env.bench_peers import PeersUnavailable, run_peers_bench
-    from imperiale_env.bench_solver import run_solver_bench
 
     runs = []
     if args.solver:

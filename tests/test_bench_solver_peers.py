@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
+from agents.bench_solver import run_solver_bench
 from imperiale_cli.cli import main
 from imperiale_env.bench_peers import THREAD_VARIABLES, PeersUnavailable, run_peers_bench
-from imperiale_env.bench_solver import run_solver_bench
 
 
 def test_solver_bench_reports_each_depth_and_the_ratio():

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .batch import BatchGame
-from .cards import NUM_CARDS
-from .differential import random_legal
-from .rules import Rules, resolve_rules
+from imperiale_env.batch import BatchGame
+from imperiale_env.cards import NUM_CARDS
+from imperiale_env.differential import random_legal
+from imperiale_env.rules import Rules, resolve_rules
 
 DEPTHS = (12, 8, 4)
 PIMC_SAMPLES = 16
