@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pickle
+from dataclasses import fields
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from imperiale_cli.cli import main  # noqa: E402
-from imperiale_env.batch import BatchGame  # noqa: E402
+from imperiale_env.batch import BatchGame, BatchState  # noqa: E402
 from train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
 from train.config import make_config  # noqa: E402
 from train.run import train  # noqa: E402
@@ -49,28 +50,29 @@ def test_a_restored_batch_plays_on_exactly_like_the_original(preset):
             assert (x == y).all()
         assert (copy.final_observation == bg.final_observation).all()
     ours, theirs = bg.to_dict(), copy.to_dict()
-    assert ours["scalars"] == theirs["scalars"] and ours["arrays"].keys() == theirs["arrays"].keys()
-    for name, value in ours["arrays"].items():
-        assert value.dtype == theirs["arrays"][name].dtype and (value == theirs["arrays"][name]).all(), name
+    assert {k: v for k, v in ours.items() if k not in ("state", "explicit_deals")} == \
+        {k: v for k, v in theirs.items() if k not in ("state", "explicit_deals")}
+    assert ours["state"].keys() == theirs["state"].keys()
+    for name, value in ours["state"].items():
+        if name != "version":
+            assert value.dtype == theirs["state"][name].dtype and (value == theirs["state"][name]).all(), name
 
 
-def test_to_dict_walks_the_attributes():
+def test_to_dict_saves_every_field_of_the_state():
     bg = BatchGame("academie", 3)
     bg.reset(1)
     d = bg.to_dict()
-    assert {"hands", "captured", "seed", "stage", "_restart_points", "_value_at_start"} <= d["arrays"].keys()
-    assert d["scalars"] == {"_next_game_id": 3}
-    assert d["options"] == {"num_games": 3, "auto_next_game": False, "single_deal": False, "record_events": False,
-                            "keep_history": False, "keep_final_obs": False}
-    bg.new_counter = np.zeros(3, dtype=np.int64)  # a field added later is saved without an edit
-    assert "new_counter" in bg.to_dict()["arrays"]
-    bg.new_table = [1, 2]  # one that is not plain data must be classified, not silently dropped
-    with pytest.raises(TypeError, match="new_table"):
-        bg.to_dict()
+    # The state is one dataclass: every field is saved, so a field added later needs no edit here.
+    assert set(d["state"]) == {f.name for f in fields(BatchState)} | {"version"}
+    assert all(isinstance(v, np.ndarray) for k, v in d["state"].items() if k != "version")
+    assert {k: d[k] for k in ("num_games", "next_game_id", "auto_next_game", "single_deal", "record_events",
+                              "keep_history", "keep_final_obs")} == {
+        "num_games": 3, "next_game_id": 3, "auto_next_game": 0, "single_deal": 0, "record_events": 0,
+        "keep_history": 0, "keep_final_obs": 0}
     history = BatchGame("academie", 2, keep_history=True)
     history.reset(0)
-    with pytest.raises(ValueError, match="game_log"):
-        history.to_dict()
+    with pytest.raises(ValueError, match="keep_history"):
+        BatchGame.from_dict(history.to_dict())
 
 
 def test_from_dict_refuses_malformed_states():
@@ -84,23 +86,25 @@ def test_from_dict_refuses_malformed_states():
 
     cases = [
         (lambda d: d.update(version=99), "version 99"),
-        (lambda d: d.pop("scalars"), "keys"),
-        (lambda d: d["arrays"].pop("hands"), r"missing \['hands'\]"),
-        (lambda d: d["arrays"].update(evil=np.zeros(4)), r"unknown \['evil'\]"),
-        (lambda d: d["arrays"].update(hands=d["arrays"]["hands"].astype(np.int64)), "'hands': expected uint64"),
-        (lambda d: d["arrays"].update(stage=np.zeros(5, dtype=np.int64)), "'stage'.*shape"),
-        (lambda d: d["arrays"].update(seed="x"), "'seed' must hold num_games=4 seeds"),
-        (lambda d: d["arrays"].update(turned="x"), "'turned': expected an array"),
-        (lambda d: d["scalars"].update(_next_game_id=1.5), "_next_game_id"),
-        (lambda d: d["options"].update(num_games=0), "num_games"),
-        (lambda d: d["options"].update(num_games=10**9), "num_games=1000000000 seeds"),  # never allocated
-        (lambda d: d["options"].update(keep_history=True), "keep_history"),
-        (lambda d: d.update(rules={"preset": "poker"}), "rules.*poker"),
+        (lambda d: d.pop("state"), "lacks state"),
+        (lambda d: d["state"].pop("hands"), r"missing \['hands'\]"),
+        (lambda d: d["state"].update(evil=np.zeros(4)), r"unknown \['evil'\]"),
+        (lambda d: d["state"].update(hands=d["state"]["hands"].astype(np.int64)), "field hands: expected uint64"),
+        (lambda d: d["state"].update(stage=np.zeros(5, dtype=np.int64)), "field stage"),
+        (lambda d: d["state"].update(seed="x"), "num_games=4 seeds"),
+        (lambda d: d["state"].update(turned="x"), "field turned: expected int64"),
+        (lambda d: d.update(next_game_id=1.5), "next_game_id"),
+        (lambda d: d.update(num_games=0), "num_games=0 seeds"),
+        (lambda d: d.update(num_games=10**9), "num_games=1000000000 seeds"),  # never allocated
+        (lambda d: d.update(keep_history=1), "keep_history"),
+        (lambda d: d.update(single_deal=7), "must be 0 or 1"),
+        (lambda d: d.update(rules_json='{"preset": "poker"}'), "poker"),
+        (lambda d: d.update(rules_json="{not json"), "not JSON"),
     ]
     for change, message in cases:
         with pytest.raises(ValueError, match=message):
             BatchGame.from_dict(broken(change))
-    with pytest.raises(ValueError, match="dict"):
+    with pytest.raises(ValueError, match="version 'list'"):
         BatchGame.from_dict([1, 2])
 
 
@@ -124,7 +128,7 @@ def test_a_checkpoint_is_plain_data(tmp_path):
     data = torch.load(result["checkpoint"], weights_only=True)  # no allowlisted globals
     kinds = {type(x) for x in _leaves(data)}
     assert kinds <= {torch.Tensor, int, float, bool, str, type(None)}, kinds
-    assert data["version"] == 2 and data["rollout"]["bg"]["arrays"]["hands"].dtype == torch.uint64
+    assert data["version"] == 2 and data["rollout"]["bg"]["state"]["hands"].dtype == torch.uint64
 
 
 class _Evil:
@@ -188,13 +192,13 @@ def test_damaged_checkpoints_fail_clearly(tmp_path, capsys):
         (lambda d: d.pop("model"), "lacks model"),
         (lambda d: d.update(config="x"), "config is not a mapping"),
         (lambda d: d["config"].update(lr=float("inf")), "lr=inf"),
-        (lambda d: d["rollout"]["bg"]["arrays"].update(hands=torch.zeros(3)), "'hands': expected uint64"),
+        (lambda d: d["rollout"]["bg"]["state"].update(hands=torch.zeros(3)), "field hands: expected uint64"),
         (lambda d: d["rollout"].update(learner_seat=torch.zeros(8, dtype=torch.int32)), "learner_seat"),
         (lambda d: d.update(np_rng="garbage"), "does not fit"),
         (lambda d: d.update(iteration="one"), "iteration 'one'"),
     ]:
         copy = {**data, "config": dict(data["config"]), "rollout": {**data["rollout"], "bg": {
-            **data["rollout"]["bg"], "arrays": dict(data["rollout"]["bg"]["arrays"])}}}
+            **data["rollout"]["bg"], "state": dict(data["rollout"]["bg"]["state"])}}}
         change(copy)
         torch.save(copy, path)
         code, err = _resume(tmp_path / "run", capsys, "iterations=2")

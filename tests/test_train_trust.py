@@ -201,7 +201,9 @@ def test_a_real_sigint_stops_cleanly_with_exit_130(tmp_path):
     assert proc.returncode == 130, err
     assert f"imperiale train --resume run_dir={tmp_path / 'run'}" in err and "Traceback" not in err
     done = load_checkpoint(tmp_path / "run" / "checkpoint.pt")["iteration"]
-    assert 2 <= done < 40 and f"iteration {done} is saved" in err
+    # The signal may land between an iteration's metrics line and its in-memory snapshot: the
+    # iteration before it is then the last complete one, and the one saved.
+    assert 1 <= done < 40 and f"iteration {done} is saved" in err
     assert main(["train", "--resume", f"run_dir={tmp_path / 'run'}"]) == 0
     train(make_config(None, {**TINY, **overrides, "run_dir": str(tmp_path / "straight")}))
     assert same_params(tmp_path / "run" / "checkpoint.pt", tmp_path / "straight" / "checkpoint.pt")

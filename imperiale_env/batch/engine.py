@@ -420,14 +420,39 @@ class BatchGame:
                                "state", *_FLAGS) if k not in data]
         if missing:
             raise ValueError(f"BatchGame checkpoint lacks {', '.join(missing)}")
-        game = cls(json.loads(data["rules_json"]), int(data["num_games"]),
-                   **{name: bool(data[name]) for name in _FLAGS})
+        n, state = _as_int(data["num_games"], "num_games"), data["state"]
+        seeds = state.get("seed") if isinstance(state, dict) else None
+        if not isinstance(seeds, np.ndarray) or seeds.shape != (n,):
+            # Checked before anything is built, so that what is allocated is bounded by the data.
+            raise ValueError(f"BatchGame checkpoint: the state must hold num_games={n} seeds")
+        flags = {name: _as_int(data[name], name) for name in (*_FLAGS, "has_explicit_deals")}
+        if any(v not in (0, 1) for v in flags.values()):
+            raise ValueError(f"BatchGame checkpoint flags {', '.join(flags)} must be 0 or 1")
+        if flags["keep_history"]:
+            raise ValueError("a BatchGame checkpoint never keeps the record history (keep_history)")
+        if not isinstance(data["rules_json"], str):
+            raise ValueError("BatchGame checkpoint rules_json must be the rules as a JSON string")
+        try:
+            rules = json.loads(data["rules_json"])
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise ValueError(f"BatchGame checkpoint rules_json is not JSON: {exc}") from None
+        game = cls(rules, n, **{name: bool(flags[name]) for name in _FLAGS})
         game.state = BatchState.from_dict(data["state"], game.n, game.players, len(game.tables.pack))
-        game._next_game_id = int(data["next_game_id"])
+        game._next_game_id = _as_int(data["next_game_id"], "next_game_id")
         game._reset_done = True
         if data["has_explicit_deals"]:
             game.explicit_deals = np.asarray(data["explicit_deals"], np.int64).copy()
         return game
+
+
+def _as_int(value: Any, name: str) -> int:
+    """A whole number read from a checkpoint (a Python or numpy int, or a 0-d integer array)."""
+    arr = np.asarray(value) if isinstance(value, np.ndarray) else None
+    if arr is not None and arr.ndim == 0 and arr.dtype.kind in "iu":
+        return int(arr)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"BatchGame checkpoint {name} must be a whole number, got {type(value).__name__}")
+    return int(value)
 
 
 #: The most games one batch holds: about 3 KB of state a game, so some 12 GB at the limit.
