@@ -173,7 +173,7 @@ def table_text(game: Game, viewer: int | None, names: Sequence[str], *, mark_leg
         told = explain_events(s.events, rules, names, second, trump)
         if told:
             lines.append("Scored:  " + " ".join(told))
-        if len(game.history) > 1 and game.history[-2] is not s:
+        if len(game.history) > 1:
             before = game.history[-2]
             told = explain_events(before.events, rules, names, second, before.deal.trump)
             lines.append("Last deal: " + (" ".join(told) or "nobody scored."))
