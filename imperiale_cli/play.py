@@ -9,9 +9,9 @@ mask.
 Input and output go through two functions, ``input_fn(prompt) -> str`` (raising
 :class:`EOFError` when the input ends) and ``print_fn(text)``, so that tests (and other front
 ends) can drive a whole game.  :func:`play_game` is the entry point; the pieces it uses are
-public too: :func:`table_text` (what the human sees before each decision),
-:func:`question_text`, :func:`play_rule` (why the legal cards are the legal ones),
-:func:`explain_events` (the score events of a deal in words) and :func:`parse_move`.
+public too: :func:`play_rule` (why the legal cards are the legal ones) and :func:`parse_move`.
+The table the human sees before each decision is :func:`imperiale_env.render.table_text`, the
+score events in words :func:`imperiale_env.narrate.explain_events`, as everywhere else.
 
 Commands at the prompt (case-insensitive):
 
@@ -24,7 +24,7 @@ Commands at the prompt (case-insensitive):
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,38 +36,33 @@ from imperiale_env.cards import (
     POINT_VALUE,
     RANKS,
     SUIT_NAMES,
-    SUITS,
     card_code,
     parse_card,
     rank_of,
-    sort_for_display,
     suit_of,
 )
-from imperiale_env.declarations import honour_cards
-from imperiale_env.game import TRICKS_PER_DEAL, Decision, Game, Question, deal_cards, trick_winner_card
+from imperiale_env.game import Decision, Game, deal_cards, trick_winner_card
 from imperiale_env.inputs import InputError
 from imperiale_env.inputs import seed as check_seed
 from imperiale_env.moves import HIDE_WORDS, SHOW_WORDS, SINK_WORDS, normalise, point_word
+from imperiale_env.narrate import Words, cards_text, explain_events, item_text, plural
 from imperiale_env.observe_reference import observe
 from imperiale_env.records import (
     DealFeed,
     RecordError,
-    Score,
     append_records,
     game_from_record,
     load_records,
     record_from_game,
     save_records,
 )
-from imperiale_env.render import score_text
+from imperiale_env.render import score_line, table_text
 from imperiale_env.rules import Rules
 from imperiale_env.tricks import beats_one
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]
 
-RANK_PLURALS = {"K": "Kings", "Q": "Queens", "J": "Jacks", "A": "Aces", "10": "tens", "9": "nines", "8": "eights",
-                "7": "sevens", "6": "sixes"}
 QUIT_WORDS = ("quit", "exit", "q")
 HELP_WORDS = ("help", "?")
 PROMPT = "> "
@@ -77,88 +72,9 @@ class PlayError(ValueError):
     """A ``play`` setting that cannot be used (seat, save file); the message says what is allowed."""
 
 
-# ---------------------------------------------------------------------- words
-
-
 def seat_names(players: int, human: int) -> list[str]:
     """``You`` for the human seat, ``Player p`` for the bots."""
     return ["You" if p == human else f"Player {p}" for p in range(players)]
-
-
-class _Words:
-    """Subjects, verbs and possessives in the second person for the human, the third for bots."""
-
-    def __init__(self, names: Sequence[str], human: int):
-        self.names, self.human = list(names), human
-
-    def subj(self, p: int) -> str:
-        return self.names[p]
-
-    def verb(self, p: int, base: str, third: str | None = None) -> str:
-        """``You win`` / ``Player 1 wins``."""
-        if p == self.human:
-            return f"{self.names[p]} {base}"
-        return f"{self.names[p]} {third or base + 's'}"
-
-    def poss(self, p: int) -> str:
-        """``your`` / ``Player 1's``."""
-        return "your" if p == self.human else f"{self.names[p]}'s"
-
-    def obj(self, p: int) -> str:
-        return "you" if p == self.human else self.names[p]
-
-    def his(self, p: int) -> str:
-        return "your" if p == self.human else "his"
-
-
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else plural or word + 's'}"
-
-
-def _imperiales(n: int) -> str:
-    return _plural(n, "impériale")
-
-
-def _codes(cards) -> str:
-    return " ".join(card_code(c) for c in sort_for_display(list(cards)))
-
-
-def _suit_of_codes(codes: Sequence[str]) -> int | None:
-    suits = {c[-1] for c in codes}
-    return SUITS.index(suits.pop()) if len(suits) == 1 else None
-
-
-def item_text(kind: str, cards, trump: int, rules: Rules) -> str:
-    """``a quart major in hearts, the trump suit``, ``four Kings``, ``carte blanche``."""
-    cards = list(cards)
-    codes = [c if isinstance(c, str) else card_code(c) for c in cards]
-    codes = [card_code(c) for c in sort_for_display([parse_card(x) for x in codes])]
-    if kind == "carte_blanche":
-        return "carte blanche"
-    if kind == "turned_imperiale":
-        return "the turned-card impériale"
-    if kind == "four_of_a_kind":
-        rank = codes[0][:-1]
-        return f"four {RANK_PLURALS[rank]}"
-    suit = _suit_of_codes(codes)
-    ranks = {c[:-1] for c in codes}
-    name = "a quart major" if ranks == {"A", "K", "Q", "J"} else "a sequence " + " ".join(c[:-1] for c in codes)
-    if suit is None:
-        return name
-    return f"{name} in {SUIT_NAMES[suit]}" + (", the trump suit" if suit == trump else "")
-
-
-def question_text(question: Question, trump: int, rules: Rules, turned: int | None = None) -> str:
-    """The pending question in words: ``Show your quart major in hearts (KH QH JH AH)? [show/hide]``."""
-    cards = _codes(question.cards)
-    if question.kind == "carte_blanche":
-        return f"Show your carte blanche (no K, Q or J: {cards})? [show/hide]"
-    if question.kind == "turned_imperiale":
-        what = card_code(turned) if turned is not None else cards
-        return f"Show the turned-card impériale (the turned {what} completes your impériale)? [show/hide]"
-    what = item_text(question.kind, question.cards, trump, rules)
-    what = what.removeprefix("a ").removeprefix("an ")
-    return f"Show your {what} ({cards})? [show/hide]"
 
 
 # ---------------------------------------------------------------------- the rule that applies
@@ -185,7 +101,7 @@ def play_rule(game: Game, p: int) -> str:
             higher = [c for c in follow if beats_one(c, winning, trump)]
             if higher:
                 return (f"You must follow suit ({lname}) and beat {card_code(winning)} if you can: "
-                        f"play a higher {lname[:-1]} ({_codes(higher)}).")
+                        f"play a higher {lname[:-1]} ({cards_text(higher)}).")
             return (f"You must follow suit ({lname}); none of your {lname} beats {card_code(winning)}, "
                     f"so any {lname[:-1]} will do.")
         if rules.must_beat and led != trump and suit_of(winning) == trump:
@@ -197,9 +113,9 @@ def play_rule(game: Game, p: int) -> str:
             over = [c for c in trumps if beats_one(c, winning, trump)]
             if over:
                 return (f"You have no {lname}: you must trump, and overtrump {card_code(winning)} "
-                        f"({_codes(over)}).")
+                        f"({cards_text(over)}).")
             return f"You have no {lname} and cannot overtrump {card_code(winning)}: any card may be played."
-        return f"You have no {lname}: you must trump ({tname}: {_codes(trumps)})."
+        return f"You have no {lname}: you must trump ({tname}: {cards_text(trumps)})."
     if trumps:
         return f"You have no {lname}: any card may be played."
     return f"You have no {lname} and no trumps: any card may be played."
@@ -239,210 +155,6 @@ def help_text(game: Game, human: int) -> str:
         else:
             lines.append("Now: " + question_rule())
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------- score events in words
-
-
-def explain_events(events: Sequence[dict[str, Any]], rules: Rules, names: Sequence[str], human: int,
-                   trump: int | None = None) -> list[str]:
-    """One sentence per scoring event of the engine (a :class:`Game` deal's ``events``), with the
-    impériales it makes, the points it wipes and the end of the game folded into it:
-    ``Player 1 shows a quart major in spades: 1 impériale (1 in all); your 12 points are wiped``."""
-    w = _Words(names, human)
-    out: list[str] = []
-    last_gain = False  # the current sentence already says how many impériales
-
-    def amount(e: dict[str, Any]) -> str:
-        if "points" in e:
-            return f"+{_plural(int(e['points']), 'point')}"
-        return _imperiales(int(e.get("imperiales", 0)))
-
-    def start(text: str) -> None:
-        out.append(text)
-
-    def add(text: str) -> None:
-        if out:
-            out[-1] += "; " + text
-        else:
-            out.append(text[0].upper() + text[1:])
-
-    for e in events:
-        kind, p = e["event"], int(e["player"])
-        gain_kind = "imperiales" in e
-        if kind == "turned_honour":
-            start(f"The turned card {e.get('card', '')} is an honour: {w.verb(p, 'score')} "
-                  f"{_plural(int(e['points']), 'point')} as dealer")
-        elif kind in ("carte_blanche", "quart_major", "four_of_a_kind"):
-            what = item_text(kind, e.get("cards", []), trump if trump is not None else -1, rules)
-            start(f"{w.verb(p, 'show')} {what}: {amount(e)}")
-        elif kind == "turned_imperiale":
-            start(f"{w.verb(p, 'show')} the turned-card impériale with {e.get('card', 'the turned card')}: "
-                  f"{amount(e)}")
-        elif kind == "point":
-            suit = SUIT_NAMES[SUITS.index(e["suit"])] if "suit" in e else "a suit"
-            start(f"{w.verb(p, 'win')} the point with {_plural(int(e.get('count', 0)), 'card')} of {suit} "
-                  f"worth {e.get('value', 0)} ({amount(e)})")
-        elif kind == "honours":
-            n = int(e.get("count", 0))
-            where = "held in hand" if e.get("in_hand") else f"in {w.his(p)} tricks"
-            start(f"{w.verb(p, 'count')} {_plural(n, 'honour')} {where} ({amount(e)})")
-        elif kind == "fallen_imperiale":
-            start(f"{w.verb(p, 'take')} a fallen impériale: {amount(e)}")
-        elif kind == "tricks":
-            start(f"{w.verb(p, 'take')} {_plural(int(e.get('tricks', 0)), 'trick')} ({amount(e)})")
-        elif kind == "capot":
-            start(f"{w.verb(p, 'make')} capot, all 12 tricks: {amount(e)}")
-        elif kind == "imperiale":
-            count, total = int(e.get("count", 1)), int(e.get("total", 0))
-            if last_gain:
-                out[-1] += f" ({total} in all)"
-            else:
-                add(f"24 points make {_imperiales(count)} for {w.obj(p)} ({total} in all)")
-        elif kind == "wipe":
-            add(f"{w.poss(p)} {_plural(int(e['points']), 'point')} "
-                f"{'is' if int(e['points']) == 1 else 'are'} wiped")
-        elif kind == "game_over":
-            add("and you win the game!" if p == human else f"and {w.verb(p, 'win')} the game")
-        else:
-            start(f"{w.subj(p)}: {kind}")
-        last_gain = gain_kind or (kind == "imperiale" and last_gain)
-        if kind == "wipe":
-            last_gain = False
-    return [s[0].upper() + s[1:] + ("" if s.endswith("!") else ".") for s in out]
-
-
-def _score(imperiales: int, points: int) -> str:
-    """``2 impériales, 3 counters (12 points)``."""
-    text = score_text(imperiales, points)
-    return f"{text} ({points} points)" if points >= 4 and points % 4 == 0 else text
-
-
-def score_line(game: Game, names: Sequence[str], score: Score | None = None) -> str:
-    """``score`` (``{"imperiales", "points"}``, by default the game's score now) in words."""
-    imperiales, points = (game.imperiales, game.points) if score is None else (score["imperiales"], score["points"])
-    return "; ".join(f"{names[p]}: {_score(imperiales[p], points[p])}" for p in range(game.players))
-
-
-# ---------------------------------------------------------------------- the table
-
-
-def _hand_line(hand, legal: set[int], trump: int) -> str:
-    groups = []
-    for s, name in enumerate(SUITS):
-        cards = [c for c in sort_for_display(list(hand)) if suit_of(c) == s]
-        if not cards:
-            continue
-        shown = " ".join(card_code(c) + ("*" if c in legal else "") for c in cards)
-        groups.append(f"{name}{' (trump)' if s == trump else ''}: {shown}")
-    return "   ".join(groups) if groups else "(no cards)"
-
-
-def _point_declarations(game: Game, names: Sequence[str], human: int) -> list[str]:
-    s = game.state
-    assert s is not None
-    out = []
-    for p, a in s.actions:
-        if a == act.SINK:
-            out.append(f"{names[p]} sank the point")
-        elif act.is_point(a):
-            suit, count, value = s.declared_points[p]
-            of = f" of {SUIT_NAMES[suit]}" if p == human else ""
-            out.append(f"{names[p]} declared {_plural(count, 'card')}{of} worth {value}")
-    return out
-
-
-def _move_label(a: int, game: Game, human: int) -> str:
-    if act.is_point(a):
-        suit = a - act.POINT_BASE
-        cards = [c for c in game.state.hands[human] if suit_of(c) == suit]
-        value = sum(POINT_VALUE[rank_of(c)] for c in cards)
-        return f"point {SUITS[suit]} ({_plural(len(cards), 'card')}, {value})"
-    return act.describe(a)
-
-
-def table_text(game: Game, human: int, names: Sequence[str], *, last_trick: str | None = None) -> str:
-    """The table as the human sees it before a decision (or at any time)."""
-    s = game.state
-    assert s is not None
-    rules = game.rules
-    P = game.players
-    trump = s.deal.trump
-    d = game.decision
-    legal = set(d.legal) if d is not None and d.player == human else set()
-    elder = (s.deal.dealer + 1) % P
-    lines = [f"=== Deal {s.index + 1} ({rules.preset}): {names[s.deal.dealer]} "
-             f"{'deal' if s.deal.dealer == human else 'deals'}, {names[elder]} "
-             f"{'are' if elder == human else 'is'} elder ==="]
-    turned = card_code(s.deal.turned)
-    honour = ""
-    if rules.turned_honour_points and s.deal.turned in honour_cards(rules, trump):
-        honour = f" - an honour, {rules.turned_honour_points} points to the dealer"
-    if P == 2:
-        lines.append(f"Trump:   {SUIT_NAMES[trump]} ({SUITS[trump]}); turned card {turned}{honour}")
-    else:
-        lines.append(f"Trump:   {SUIT_NAMES[trump]} ({SUITS[trump]}); the dealer's trump card {turned}{honour}")
-    for p in range(P):
-        label = "Score:" if p == 0 else ""
-        lines.append(f"{label:<8} {names[p]:<9} {_score(game.imperiales[p], game.points[p])}")
-    lines.append(f"{'':<8} first to {_imperiales(rules.target_imperiales)}; a counter is 4 points, "
-                 "24 points make an impériale")
-    for p in range(P):
-        for item in s.shown[p]:
-            lines.append(f"Shown:   {names[p]} showed {item_text(item.kind, item.cards, trump, rules)} "
-                         f"({_codes(item.cards)})")
-        if s.turned_imperiale_shown and p == s.deal.dealer:
-            lines.append(f"Shown:   {names[p]} showed the turned-card impériale ({turned})")
-    declared = _point_declarations(game, names, human)
-    if declared:
-        lines.append("Point:   " + "; ".join(declared))
-    for e in s.events:
-        if e["event"] == "point":
-            p = int(e["player"])
-            point_cards = [c for c in s.deal.hands[p] if suit_of(c) == SUITS.index(e["suit"])]
-            lines.append(f"         {names[p]} won the point and showed {_codes(point_cards)}")
-    for p in range(P):
-        if p != human:
-            known = s.revealed[p] & s.hands[p]
-            if P == 3 and p == s.deal.dealer and s.deal.turned in s.hands[p]:
-                known = known | {s.deal.turned}  # the dealer's shown trump card
-            if known:
-                lines.append(f"Known:   {names[p]} still holds {_codes(known)}")
-    if s.tricks_played or s.trick or (d is not None and d.kind == "play"):
-        won = ", ".join(f"{names[p]} {s.tricks[p]}" for p in range(P))
-        lines.append(f"Tricks:  {won} ({s.tricks_played} of {TRICKS_PER_DEAL} played)")
-        gone = [c for c in range(36) if any(c in s.captured[p] for p in range(P))]
-        if gone:
-            lines.append(f"Played:  {_codes(gone)} (earlier tricks)")
-        if last_trick:
-            lines.append(f"Last:    {last_trick}")
-        if s.trick:
-            on_table = ", ".join(f"{names[p]} {card_code(c)}" for p, c in s.trick)
-            winning = trick_winner_card(s.trick, trump)
-            lines.append(f"Trick:   {on_table} (winning: {card_code(winning)})")
-    for p in range(P):
-        if p != human:
-            lines.append(f"         {names[p]} holds {_plural(len(s.hands[p]), 'card')}")
-    mark = " (* = legal now)" if d is not None and d.player == human and d.kind == "play" else ""
-    lines.append(f"Hand{mark}: {_hand_line(s.hands[human], legal if d and d.kind == 'play' else set(), trump)}")
-    if d is not None and d.player == human:
-        lines.append("Moves:   " + "  ".join(f"{i + 1}) {_move_label(a, game, human)}" for i, a in enumerate(d.legal)))
-        lines.append(decision_prompt(game, d, human))
-    return "\n".join(lines)
-
-
-def decision_prompt(game: Game, d: Decision, human: int) -> str:
-    """The pending question in words."""
-    s = game.state
-    if d.kind == "question":
-        assert d.question is not None
-        return question_text(d.question, s.deal.trump, game.rules, s.deal.turned)
-    if d.kind == "point":
-        suits = "/".join(act.describe(a).split()[-1] for a in d.legal if act.is_point(a))
-        return f"Declare your point: point {suits}, or sink? [point X/sink]"
-    if not s.trick:
-        return "Your lead: which card? [card code or number]"
-    return "Your turn to play: which card? [card code or number]"
 
 
 # ---------------------------------------------------------------------- reading a move
@@ -629,7 +341,7 @@ def play_game(
         except InputError as exc:
             raise PlayError(str(exc)) from None
     names = seat_names(P, seat)
-    words = _Words(names, seat)
+    words = Words(names, seat)
     rng = np.random.default_rng(seed)
     # The seeded deals, as Game(rules, seed) deals them, through a feed that notes the score at
     # the end of every deal (the next deal's turned honour is scored as soon as it starts).
@@ -778,7 +490,7 @@ def _offer_save(result: PlayResult, input_fn: InputFn, print_fn: PrintFn) -> Non
         return
 
 
-def _bot_note(game: Game, d: Decision, action: int, words: _Words, rules: Rules) -> str | None:
+def _bot_note(game: Game, d: Decision, action: int, words: Words, rules: Rules) -> str | None:
     """What the others see of a bot's decision (a hidden impériale is not told: it stays secret)."""
     p = d.player
     s = game.state
@@ -789,14 +501,14 @@ def _bot_note(game: Game, d: Decision, action: int, words: _Words, rules: Rules)
         assert q is not None
         if q.kind == "turned_imperiale":
             return f"{words.verb(p, 'show')} the turned-card impériale ({card_code(s.deal.turned)})."
-        return f"{words.verb(p, 'show')} {item_text(q.kind, q.cards, s.deal.trump, rules)} ({_codes(q.cards)})."
+        return f"{words.verb(p, 'show')} {item_text(q.kind, q.cards, s.deal.trump, rules)} ({cards_text(q.cards)})."
     if d.kind == "point":
         if action == act.SINK:
             return f"{words.verb(p, 'sink')} the point."
         suit = action - act.POINT_BASE
         cards = [c for c in s.hands[p] if suit_of(c) == suit]
         value = sum(POINT_VALUE[rank_of(c)] for c in cards)
-        return f"{words.verb(p, 'declare')} a point of {_plural(len(cards), 'card')} worth {value}."
+        return f"{words.verb(p, 'declare')} a point of {plural(len(cards), 'card')} worth {value}."
     if not s.trick:
         return f"{words.verb(p, 'lead')} {card_code(action)}."
     return None  # the card is told with the trick when it completes, or shown on the table

@@ -2,8 +2,9 @@
 # L'Impériale
 
 A two- or three-player trick-taking card game of the 17th century, an ancestor of Piquet, as a
-PettingZoo classic environment (AEC API) over the batched engine
-:class:`~imperiale_env.batch.BatchGame` (one game).
+PettingZoo classic environment (AEC API) over the reference engine
+:class:`~imperiale_env.game.Game` (for one game it is faster than a batch of one, see
+``imperiale bench``), observed by :func:`~imperiale_env.observe_reference.observe`.
 
 | Import             | `from imperiale_env.aec import env`; `pettingzoo.make("aec", "imperiale/imperiale_v0")` |
 |--------------------|-----------------------------------------------------------------------------------------|
@@ -49,7 +50,8 @@ The observation is a dictionary with an `'observation'` element, the float32 vec
 trump, known voids, phase, the pending question, declared points, scores, tricks, dealer,
 leader, progress; seats relative to the observing agent, so one network serves every seat),
 and an `'action_mask'` element described below.  Every agent gets its own real view of the
-table at any time (`BatchGame.observe(players=...)`): an agent who is not to act sees no
+table at any time (:func:`~imperiale_env.observe_reference.observe`, the oracle of the batched
+encoder): an agent who is not to act sees no
 pending decision (phase and question blocks zero).  The score blocks (impériales / target,
 points / 24) are clipped to 1: only the final state of a game can exceed it (4 + 2 impériales
 of 5; the points left unconverted by the award that reached the target).
@@ -106,21 +108,22 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .actions import NUM_ACTIONS
-from .batch import BatchGame
+from .actions import NUM_ACTIONS, describe
 from .envutil import (
     check_action,
     check_episode,
     check_render_mode,
     check_start,
     draw_game_seeds,
-    reset_one,
+    end_rewards,
+    new_game,
     reset_start,
-    terminal_rewards,
 )
+from .game import Game
 from .inputs import seed as check_seed
 from .observation import OBS_SIZE
-from .render import describe_events, present, render_table
+from .observe_reference import observe
+from .render import present, table_text
 from .rules import Rules, resolve_rules
 
 __all__ = ["aec_decisions_per_second", "env", "raw_env"]
@@ -194,7 +197,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.start = check_start(self.rules, start, self.episode)
         self.render_mode = check_render_mode(render_mode)
         P = self.rules.players
-        self._game = BatchGame(self.rules, 1, single_deal=self.episode == "deal", record_events=True)
+        self._game: Game | None = None
         self.possible_agents = [f"player_{p}" for p in range(P)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
@@ -213,7 +216,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self._np_random: np.random.Generator | None = None
         self._np_random_seed: int | None = None
         self.game_seed: int | None = None
-        self._events = np.zeros((0, 5), dtype=np.int64)
         self._closed = False
 
     # ------------------------------------------------------------------ spaces
@@ -227,22 +229,21 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     # ------------------------------------------------------------------ the game
 
     @property
-    def engine(self) -> BatchGame:
-        """The one-game batched engine (read it, do not step it)."""
+    def engine(self) -> Game:
+        """The reference game being played (read it, do not step it); ``None`` before the first reset."""
         return self._game
 
     @property
     def winner(self) -> int | None:
-        w = int(self._game.winner[0])
-        return None if w < 0 else w
+        return self._game.winner
 
     @property
     def imperiales(self) -> list[int]:
-        return [int(x) for x in self._game.imperiales[0]]
+        return list(self._game.imperiales)
 
     @property
     def points(self) -> list[int]:
-        return [int(x) for x in self._game.points[0]]
+        return list(self._game.points)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
@@ -251,19 +252,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if seed is not None or self._np_random is None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
         self.game_seed = draw_game_seeds(self._np_random)
-        reset_one(self._game, self.game_seed, start)
-        self._events = self._game.pop_events()
+        self._game = new_game(self.rules, self.game_seed, start, self.episode)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        if self._game.done[0]:  # the game ended before its first decision (a turned honour at 4 impériales)
-            self._end(terminal_rewards(self._game))
+        if self._game.decision is None:  # the game ended before its first decision (a turned honour at 4 impériales)
+            self._end(end_rewards(self._game))
             self.agent_selection = self.agents[0]
         else:
-            self.agent_selection = self.possible_agents[int(self._game.current_player[0])]
+            self.agent_selection = self.possible_agents[self._game.current_player]
 
     def _end(self, rewards: np.ndarray) -> None:
         for agent in self.agents:
@@ -283,7 +283,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                 raise ValueError(f"{agent}: the game is over for this agent: step(None), not "
                                  f"step({reprlib.repr(action)})")
             return None
-        return check_action(action, self._game.legal_action_mask()[0], agent)
+        return check_action(action, self._game.legal_mask(), agent)
 
     def step(self, action: Any) -> None:
         action = self.checked_action(action)
@@ -294,28 +294,24 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         seat = self._seat[agent]
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        rewards, terminated = self._game.step(np.array([action], dtype=np.int64))
-        self._keep_events(self._game.pop_events())
-        if terminated[0]:
-            self._end(rewards[0])
+        if action not in self._game.decision.legal:
+            legal = ", ".join(f"{a} {describe(a)}" for a in self._game.decision.legal)
+            raise ValueError(f"{agent}: illegal action {action} ({describe(action)}) now (legal: {legal})")
+        self._game.step(action)
+        if self._game.decision is None:
+            self._end(end_rewards(self._game))
             self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
         else:
-            self.agent_selection = self.possible_agents[int(self._game.current_player[0])]
+            self.agent_selection = self.possible_agents[self._game.current_player]
         if self.render_mode == "human":
             self.render()
 
-    def _keep_events(self, rows: np.ndarray) -> None:
-        """Keep the events of the current and the previous deal (for the rendering)."""
-        rows = np.concatenate([self._events, rows])
-        deal = int(self._game.deal_index[0])
-        self._events = rows[rows[:, 1] >= deal - 1]
-
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
-        obs = self._game.observe(players=np.array([seat], dtype=np.int64))[0]
+        obs = observe(self._game, seat)
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if not self._game.done[0] and int(self._game.current_player[0]) == seat and agent == self.agent_selection:
-            mask[:] = self._game.legal_action_mask()[0]
+        if self._game.current_player == seat and agent == self.agent_selection:
+            mask[self._game.legal_actions()] = 1
         return {"observation": obs, "action_mask": mask}
 
     # ------------------------------------------------------------------ rendering
@@ -324,15 +320,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         return present(self.render_mode, self._table)
 
     def _table(self) -> str:
-        if self.game_seed is None:
+        if self._game is None:
             return "L'Impériale: no game yet (call reset)"
-        deal = int(self._game.deal_index[0])
-        current = self._events[self._events[:, 1] == deal]
-        previous = self._events[self._events[:, 1] == deal - 1]
-        text = render_table(self._game, 0, names=self.possible_agents, events=current)
-        if len(previous):
-            text += "\nLast deal " + "; ".join(describe_events(previous, self.rules, self.possible_agents))
-        return text
+        return table_text(self._game, self._game.current_player, self.possible_agents, tell_events=True)
 
     def close(self) -> None:
         self._closed = True

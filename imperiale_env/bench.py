@@ -100,7 +100,7 @@ def _measure(rules: Rules, batch_sizes: list[int], seconds: float) -> Iterator[s
         yield "AEC loop: not available (imperiale_env.aec is missing)"
     else:
         aec = aec_decisions_per_second(rules, seconds)
-        yield f"AEC loop (env(), batch of one): {_si(aec)} decisions/s, {aec / ref:.2f}x reference"
+        yield f"AEC loop (env(), reference engine): {_si(aec)} decisions/s, {aec / ref:.2f}x reference"
     for batch in batch_sizes:
         plain, games = batch_rate(rules, batch, seconds, observe=False)
         with_obs, _ = batch_rate(rules, batch, seconds, observe=True)

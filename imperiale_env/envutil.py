@@ -1,5 +1,6 @@
 """Small helpers shared by the AEC, Gymnasium and vector environments: the checks of what a
-user passes them (options, actions, seeds), each naming what was wrong and what is allowed."""
+user passes them (options, actions, seeds), each naming what was wrong and what is allowed,
+and the reference game and end rewards of the single-game environments."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from . import actions as act
-from .batch import BatchGame
+from .events import POINTS_PER_IMPERIALE
+from .game import Game
 from .inputs import SEED_LIMIT
 from .rules import Rules
 
@@ -66,16 +68,21 @@ def check_action(action: Any, mask: np.ndarray, who: str) -> int:
     integer; refused with ``TypeError``: bool, float (even 38.0), str, None and anything else;
     refused with ``ValueError``: an integer outside ``0..42``.  Whether it is legal is not
     checked here (each environment has its own answer to an illegal action)."""
-    legal = ", ".join(f"{a} {act.describe(a)}" for a in np.flatnonzero(mask))
-    allowed = f"an action id, an integer 0..{act.NUM_ACTIONS - 1} (legal now: {legal})"
+    if type(action) is int and 0 <= action < act.NUM_ACTIONS:  # the common case, checked first (every step)
+        return action
+
+    def allowed() -> str:  # written only for an error: listing the legal actions costs more than a step
+        legal = ", ".join(f"{a} {act.describe(a)}" for a in np.flatnonzero(mask))
+        return f"an action id, an integer 0..{act.NUM_ACTIONS - 1} (legal now: {legal})"
+
     if action is None:
-        raise TypeError(f"{who}: the action None is not {allowed}; None is only for an agent whose game has ended")
+        raise TypeError(f"{who}: the action None is not {allowed()}; None is only for an agent whose game has ended")
     if not is_integer(action):
-        raise TypeError(f"{who}: the action {reprlib.repr(action)} ({type(action).__name__}) is not {allowed}")
+        raise TypeError(f"{who}: the action {reprlib.repr(action)} ({type(action).__name__}) is not {allowed()}")
     if not 0 <= int(action) < act.NUM_ACTIONS:
         value = int(action)
         shown = str(value) if value.bit_length() <= 64 else f"of {value.bit_length()} bits"
-        raise ValueError(f"{who}: the action {shown} is out of range: give {allowed}")
+        raise ValueError(f"{who}: the action {shown} is out of range: give {allowed()}")
     return int(action)
 
 
@@ -120,20 +127,29 @@ def draw_game_seeds(rng: np.random.Generator, n: int | None = None) -> Any:
     return int(seeds) if n is None else seeds
 
 
-def reset_one(game: BatchGame, game_seed: int, start: dict[str, Any] | None) -> None:
-    """Reset a one-game :class:`BatchGame` with ``game_seed`` from ``start`` (or 0 to 0)."""
-    seeds = np.array([game_seed], dtype=np.uint64)
+def new_game(rules: Rules, game_seed: int, start: dict[str, Any] | None, episode: str) -> Game:
+    """The reference game a single-game environment plays: dealt from ``game_seed`` (as the
+    batched engine deals the same seed), from ``start`` (or 0 to 0), one deal for
+    ``episode="deal"``.  The reference engine is the faster one for a single game
+    (``imperiale bench``: the AEC loop over it against a batch of one)."""
+    single = episode == "deal"
     if start is None:
-        game.reset(seeds)
-    else:
-        game.reset(seeds, dealer=start["dealer"], imperiales=np.array([start["imperiales"]]),
-                   points=np.array([start["points"]]))
+        return Game(rules, seed=game_seed, single_deal=single)
+    return Game(rules, seed=game_seed, dealer=start["dealer"], imperiales=start["imperiales"], points=start["points"],
+                single_deal=single)
 
 
-def terminal_rewards(game: BatchGame, i: int = 0) -> np.ndarray:
-    """The engine's end-of-game rewards of game ``i`` when it ended with a winner (+1 to him,
-    ``-1/(P-1)`` to each other player); used when a game ends before its first decision."""
+def end_rewards(game: Game) -> np.ndarray:
+    """The zero-sum rewards of a finished ``game``, ``(P,)`` float32: +1 to the winner and
+    ``-1/(P-1)`` to each other player; a deal that ends without a winner (``episode="deal"``)
+    gives each player the change of his value over it in impériales (points count 1/24)
+    minus the mean change of the others.  The batched engine's rewards, to the bit."""
     P = game.players
-    rewards = np.full(P, -1.0 / (P - 1), dtype=np.float32)
-    rewards[int(game.winner[i])] = 1.0
-    return rewards
+    if game.winner is not None:
+        rewards = np.full(P, -1.0 / (P - 1), dtype=np.float32)
+        rewards[game.winner] = 1.0
+        return rewards
+    value = np.array(game.imperiales) + np.array(game.points) / POINTS_PER_IMPERIALE
+    change = value - (np.array(game.start_imperiales) + np.array(game.start_points) / POINTS_PER_IMPERIALE)
+    others = (change.sum() - change) / (P - 1)
+    return (change - others).astype(np.float32)

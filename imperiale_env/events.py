@@ -1,10 +1,10 @@
-"""The score events: every kind once, with its unit and its words.
+"""The score events: every kind once, with its unit (its words: :mod:`imperiale_env.narrate`).
 
 Both engines log a score event each time a score changes (RECORDS.md).  The reference
 engine writes a dict ``{"event": kind, "player": p, <amount key>: n, ...}``; the batched
 engine writes a row ``(game, deal, code, player, amount)`` where ``code`` indexes
-:data:`EVENT_KINDS`.  Records, the table renderer, the terminal game, the tournament's deal
-accounting and the differential check all read the kinds from here, so a new kind is
+:data:`EVENT_KINDS`.  Records, the narrator, the tournament's deal accounting and the
+differential check all read the kinds from here, so a new kind is
 written once.
 
 The unit of an amount is points (an *award*: 24 points make an impériale) or impériales
@@ -34,17 +34,15 @@ POINTS, IMPERIALES, COUNT, NOTHING = "points", "imperiales", "count", "nothing"
 
 @dataclass(frozen=True)
 class EventKind:
-    """One kind of score event: its name, how to find its unit, and its words.
+    """One kind of score event: its name and how to find its unit.
 
     ``unit`` maps the rules to :data:`POINTS`, :data:`IMPERIALES`, :data:`COUNT` (the
-    ``imperiale`` event) or :data:`NOTHING` (``game_over``).  ``words`` is the verb phrase of
-    a sentence ``<player> <words>: +<amount>`` (empty for the bookkeeping kinds, which
-    :func:`describe` words on their own).  ``sign`` is how the amount moves the player's value
-    (-1 for a wipe, 0 for the bookkeeping of a gain already counted)."""
+    ``imperiale`` event) or :data:`NOTHING` (``game_over``).  ``sign`` is how the amount moves
+    the player's value (-1 for a wipe, 0 for the bookkeeping of a gain already counted).  The
+    words of each kind are :func:`imperiale_env.narrate.explain_events`'s."""
 
     name: str
     unit: Callable[[Rules], str]
-    words: str
     sign: int = 1
 
 
@@ -57,19 +55,19 @@ def _imperiales_unless_as_points(rules: Rules) -> str:
 
 
 KINDS: tuple[EventKind, ...] = (
-    EventKind("turned_honour", _always(POINTS), "turned an honour"),
-    EventKind("carte_blanche", lambda r: POINTS if r.carte_blanche_points else IMPERIALES, "showed carte blanche"),
-    EventKind("quart_major", _imperiales_unless_as_points, "showed an impériale (sequence)"),
-    EventKind("four_of_a_kind", _imperiales_unless_as_points, "showed four of a kind"),
-    EventKind("turned_imperiale", _imperiales_unless_as_points, "showed the turned-card impériale"),
-    EventKind("point", _always(POINTS), "wins the point"),
-    EventKind("honours", _always(POINTS), "counts honours"),
-    EventKind("fallen_imperiale", _imperiales_unless_as_points, "takes a fallen impériale"),
-    EventKind("tricks", _always(POINTS), "counts tricks"),
-    EventKind("capot", lambda r: POINTS if r.capot_points else IMPERIALES, "makes capot"),
-    EventKind("wipe", _always(POINTS), "", sign=-1),
-    EventKind("imperiale", _always(COUNT), "", sign=0),
-    EventKind("game_over", _always(NOTHING), "", sign=0),
+    EventKind("turned_honour", _always(POINTS)),
+    EventKind("carte_blanche", lambda r: POINTS if r.carte_blanche_points else IMPERIALES),
+    EventKind("quart_major", _imperiales_unless_as_points),
+    EventKind("four_of_a_kind", _imperiales_unless_as_points),
+    EventKind("turned_imperiale", _imperiales_unless_as_points),
+    EventKind("point", _always(POINTS)),
+    EventKind("honours", _always(POINTS)),
+    EventKind("fallen_imperiale", _imperiales_unless_as_points),
+    EventKind("tricks", _always(POINTS)),
+    EventKind("capot", lambda r: POINTS if r.capot_points else IMPERIALES),
+    EventKind("wipe", _always(POINTS), sign=-1),
+    EventKind("imperiale", _always(COUNT), sign=0),
+    EventKind("game_over", _always(NOTHING), sign=0),
 )
 BY_NAME: dict[str, EventKind] = {k.name: k for k in KINDS}
 #: Event names in code order: row code ``i`` of the batched engine is ``EVENT_KINDS[i]``.
@@ -107,19 +105,3 @@ def value(kind: str, amount: float, rules: Rules) -> float:
 def value_table(rules: Rules) -> np.ndarray:
     """``value_table(rules)[code] * amount`` is :func:`value` for a batched event row."""
     return np.array([value(name, 1, rules) for name in EVENT_KINDS], dtype=np.float64)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def describe(kind: str, player: str, amount: int, rules: Rules) -> str:
-    """One event in words: ``player_1 wins the point: +4 points``."""
-    if kind == WIPE:
-        return f"{player} is wiped: -{_plural(amount, 'point')}"
-    if kind == IMPERIALE:
-        return f"{player} gains {_plural(amount, 'impériale')}"
-    if kind == GAME_OVER:
-        return f"{player} wins the game"
-    word = "point" if unit(kind, rules) == POINTS else "impériale"
-    return f"{player} {BY_NAME[kind].words}: +{_plural(amount, word)}"

@@ -14,7 +14,7 @@ Action mask        ``info["action_mask"]`` (43,) int8 and :meth:`ImperialeEnv.ac
                    (43,) bool, for sb3-contrib's MaskablePPO; all zeros once the episode ended
 Reward             at the end only: the engine's zero-sum reward of the agent's seat, +1 for
                    a win and -1/(players-1) for a loss (``episode="deal"``: the change of the
-                   score over the deal, see :class:`~imperiale_env.batch.BatchGame`)
+                   score over the deal, :func:`~imperiale_env.envutil.end_rewards`)
 Illegal action     an id in 0..42 that is illegal now ends the episode at once with
                    reward -1 (``info["illegal_action"]``); what is not an action id
                    raises, naming it, the allowed ids and the legal actions, and
@@ -70,20 +70,22 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
-from .batch import BatchGame
 from .envutil import (
     check_action,
     check_episode,
     check_render_mode,
     check_start,
     draw_game_seeds,
+    end_rewards,
     is_integer,
-    reset_one,
+    new_game,
     reset_start,
 )
+from .game import Game
 from .inputs import seed as check_seed
 from .observation import OBS_SIZE
-from .render import present, render_table
+from .observe_reference import observe
+from .render import present, table_text
 from .rules import Rules, resolve_rules
 
 __all__ = ["ImperialeEnv"]
@@ -117,12 +119,11 @@ class ImperialeEnv(gymnasium.Env):
         self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._opponent = self._adapt_opponent(opponent)
-        self._game = BatchGame(self.rules, 1, single_deal=self.episode == "deal", record_events=True)
+        self._game: Game | None = None
         self.agent_seat: int | None = None
         self.game_seed: int | None = None
         self._over = True
         self._illegal = False
-        self._events = np.zeros((0, 5), dtype=np.int64)
 
     # ------------------------------------------------------------------ the opponent
 
@@ -158,23 +159,24 @@ class ImperialeEnv(gymnasium.Env):
 
     def _play_opponents(self) -> tuple[float, bool]:
         """Let the opponent play until the agent must decide or the game ends; returns the
-        agent's reward meanwhile and whether the game ended."""
-        game, reward = self._game, 0.0
-        while not game.done[0] and int(game.current_player[0]) != self.agent_seat:
-            obs = game.observe()[0]
-            mask = game.legal_action_mask()[0]
-            who = f"the opponent (seat {int(game.current_player[0])})"
-            action = check_action(self._opponent(obs, mask.copy()), mask, who)
+        agent's reward meanwhile (the end reward, if the game ended) and whether the game ended."""
+        game = self._game
+        while game.decision is not None and game.current_player != self.agent_seat:
+            seat = game.current_player
+            mask = game.legal_mask()
+            who = f"the opponent (seat {seat})"
+            action = check_action(self._opponent(observe(game, seat), mask.copy()), mask, who)
             if not mask[action]:
                 legal = np.flatnonzero(mask).tolist()
-                raise ValueError(f"the opponent (seat {int(game.current_player[0])}) chose the illegal action "
-                                 f"{action}; legal: {legal}")
-            rewards, terminated = game.step(np.array([action], dtype=np.int64))
-            self._keep_events(game.pop_events())
-            reward += float(rewards[0, self.agent_seat])
-            if terminated[0]:
-                return reward, True
-        return reward, bool(game.done[0])
+                raise ValueError(f"the opponent (seat {seat}) chose the illegal action {action}; legal: {legal}")
+            game.step(action)
+        return self._end_reward()
+
+    def _end_reward(self) -> tuple[float, bool]:
+        """The agent's reward now (nothing before the end) and whether the game ended."""
+        if self._game.decision is not None:
+            return 0.0, False
+        return float(end_rewards(self._game)[self.agent_seat]), True
 
     # ------------------------------------------------------------------ the Gymnasium API
 
@@ -187,8 +189,7 @@ class ImperialeEnv(gymnasium.Env):
             self.agent_seat = (int(self.np_random.integers(self.players)) if self._seat_choice == "random"
                                else self._seat_choice)
             self.game_seed = draw_game_seeds(self.np_random)
-            reset_one(self._game, self.game_seed, start)
-            self._events = self._game.pop_events()
+            self._game = new_game(self.rules, self.game_seed, start, self.episode)
             _, ended = self._play_opponents()
             if not ended:
                 break
@@ -203,67 +204,55 @@ class ImperialeEnv(gymnasium.Env):
     def step(self, action: Any):
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
-        mask = self._game.legal_action_mask()[0]
+        mask = self._game.legal_mask()
         a = check_action(action, mask, f"the agent (seat {self.agent_seat})")
         if not mask[a]:
             self._over = True
             self._illegal = True
             return self._observation(), -1.0, True, False, self._info()
-        rewards, terminated = self._game.step(np.array([a], dtype=np.int64))
-        self._keep_events(self._game.pop_events())
-        reward = float(rewards[0, self.agent_seat])
-        ended = bool(terminated[0])
-        if not ended:
-            more, ended = self._play_opponents()
-            reward += more
+        self._game.step(a)
+        reward, ended = self._play_opponents()
         self._over = ended
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, ended, False, self._info()
 
     def _observation(self) -> np.ndarray:
-        obs = self._game.observe(players=np.array([self.agent_seat], dtype=np.int64))[0]
-        return obs
+        return observe(self._game, self.agent_seat)
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, (43,) bool (all False once the episode is over)."""
         if self._over:
             return np.zeros(NUM_ACTIONS, dtype=bool)
-        return self._game.legal_action_mask()[0].copy()
+        return self._game.legal_mask()
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self.action_masks().astype(np.int8), "seat": int(self.agent_seat),
                                 "game_seed": int(self.game_seed)}
         if self._over:
             info["illegal_action"] = self._illegal
-            info["winner"] = int(self._game.winner[0])
-            info["imperiales"] = self._game.imperiales[0].copy()
-            info["points"] = self._game.points[0].copy()
+            info["winner"] = -1 if self._game.winner is None else self._game.winner
+            info["imperiales"] = np.array(self._game.imperiales, dtype=np.int64)
+            info["points"] = np.array(self._game.points, dtype=np.int64)
         return info
 
     @property
-    def engine(self) -> BatchGame:
-        """The one-game batched engine (read it, do not step it)."""
+    def engine(self) -> Game:
+        """The reference game being played (read it, do not step it); ``None`` before the first reset."""
         return self._game
 
     # ------------------------------------------------------------------ rendering
-
-    def _keep_events(self, rows: np.ndarray) -> None:
-        rows = np.concatenate([self._events, rows])
-        self._events = rows[rows[:, 1] >= int(self._game.deal_index[0]) - 1]
 
     def render(self) -> str | np.ndarray | None:
         return present(self.render_mode, self._table)
 
     def _table(self) -> str:
-        if self.game_seed is None:
+        if self._game is None:
             return "L'Impériale: no game yet (call reset)"
         names = [f"player_{p}" + (" (you)" if p == self.agent_seat else "") for p in range(self.players)]
-        deal = int(self._game.deal_index[0])
-        text = render_table(self._game, 0, names=names, viewer=self.agent_seat,
-                            events=self._events[self._events[:, 1] == deal])
+        text = table_text(self._game, self.agent_seat, names, tell_events=True)
         if self._illegal:
-            text += "\nOver     an illegal action ended the episode"
+            text += "\nOver:    an illegal action ended the episode"
         return text
 
     def close(self) -> None:

@@ -19,6 +19,7 @@ from imperiale_env.cards import card_code, sort_for_display
 from imperiale_env.game import Decision, Game
 from imperiale_env.inputs import InputError
 from imperiale_env.inputs import seed as check_seed
+from imperiale_env.narrate import explain_events
 from imperiale_env.records import record_from_game
 from imperiale_env.render import QUESTION_WORDS, SUIT_NAMES
 from imperiale_env.rules import PRESET_NAMES, RulesError, make_rules
@@ -39,9 +40,7 @@ def codes(cards) -> list[str]:
 
 def words_of_events(events: list[dict[str, Any]], game: Game, names: list[str], human: int | None,
                     trump: int) -> list[str]:
-    """Every score event in words (the sentences of the terminal game)."""
-    from imperiale_cli.play import explain_events
-
+    """Every score event in words (:func:`imperiale_env.narrate.explain_events`, as in the terminal game)."""
     return explain_events(events, game.rules, names, -1 if human is None else human, trump)
 
 

@@ -43,7 +43,7 @@ class Recorder:
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> int:  # the opponent
         assert obs.shape == (OBS_SIZE,) and obs.dtype == np.float32 and mask.dtype == bool
         action = self.pick(mask)
-        self.moves.append((int(self.env.engine.current_player[0]), action))
+        self.moves.append((self.env.engine.current_player, action))
         return action
 
 
@@ -57,7 +57,7 @@ def test_same_game_as_the_reference_engine(preset):
         obs, info = env.reset(seed=seed)
         total, terminated = 0.0, False
         while not terminated:
-            assert int(env.engine.current_player[0]) == env.agent_seat
+            assert env.engine.current_player == env.agent_seat
             action = rec.pick(info["action_mask"])
             rec.moves.append((env.agent_seat, action))
             obs, reward, terminated, truncated, info = env.step(action)
@@ -111,7 +111,7 @@ def test_masks_observation_and_fresh_arrays():
     assert mask.dtype == bool and info["action_mask"].dtype == np.int8
     assert np.array_equal(mask, info["action_mask"].astype(bool)) and mask.any()
     hand = np.flatnonzero(obs[OFFSETS["hand"]])
-    assert sum(1 << int(c) for c in hand) == int(env.engine.hands[0, env.agent_seat])
+    assert set(hand.tolist()) == env.engine.state.hands[env.agent_seat]
     obs2, _, _, _, info2 = env.step(int(np.flatnonzero(mask)[0]))
     assert obs2 is not obs and not np.shares_memory(obs, obs2)
     assert info2["action_mask"] is not info["action_mask"]
@@ -163,7 +163,7 @@ def test_random_seat_covers_every_seat_and_bad_seats_are_refused():
     for seed in range(30):
         _, info = env.reset(seed=seed)
         seats.add(info["seat"])
-        assert int(env.engine.current_player[0]) == info["seat"]
+        assert env.engine.current_player == info["seat"]
     assert seats == {0, 1, 2}
     for bad in (2, -1, "north", True):
         with pytest.raises(ValueError):
@@ -174,7 +174,8 @@ def test_render_modes(capsys):
     env = ImperialeEnv(render_mode="ansi", seat=1)
     env.reset(seed=2)
     text = env.render()
-    assert "player_1 (you)" in text and "To act   player_1 (you)" in text
+    assert "player_1 (you)" in text and "player_0 holds 12 cards" in text
+    assert "\nHand" in text and "\nMoves:   1) " in text  # the agent's hand and moves: it is to act
     human = ImperialeEnv(render_mode="human")
     human.reset(seed=2)
     assert human.render() is None

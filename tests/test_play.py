@@ -9,21 +9,13 @@ import json
 import pytest
 
 from imperiale_cli.cli import main
-from imperiale_cli.play import (
-    PlayError,
-    explain_events,
-    parse_move,
-    play_game,
-    play_rule,
-    question_text,
-    score_line,
-    seat_names,
-    table_text,
-)
+from imperiale_cli.play import PlayError, parse_move, play_game, play_rule, seat_names
 from imperiale_env import actions as act
 from imperiale_env.cards import parse_card
 from imperiale_env.game import Deal, Game, Question
+from imperiale_env.narrate import explain_events, question_text
 from imperiale_env.records import game_from_record, load_records, replay_record
+from imperiale_env.render import score_line, table_text
 from imperiale_env.rules import make_rules
 
 #: Wrong inputs mixed in before the move that is taken ("1": the first legal move).
