@@ -6,8 +6,10 @@ The server runs in a thread on a free localhost port; the browser never reaches 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -21,6 +23,9 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+# The screenshots in docs/ are refreshed only when asked (IMPERIALE_SCREENSHOTS=1), so that a
+# test run never changes the repository; otherwise they go to a scratch folder.
+SHOTS = DOCS if os.environ.get("IMPERIALE_SCREENSHOTS") == "1" else Path(tempfile.mkdtemp(prefix="imperiale-shots-"))
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +90,7 @@ def test_a_whole_game_against_the_heuristic(page, server, records):
     while take_turn(page):
         turns += 1
         if turns == 30:
-            page.screenshot(path=str(DOCS / "web_table.png"))
+            page.screenshot(path=str(SHOTS / "web_table.png"))
         assert turns < 3000
     over = page.locator("#game-over").inner_text()
     assert "win" in over
@@ -178,4 +183,4 @@ def test_the_analysis_view(page, server, tmp_path):
     expect(page.locator("#values")).to_be_visible()
     assert page.locator("#values tr").count() == len(target["values"]) + 1
     expect(page.locator("#move-loss")).to_contain_text(f"solver {target['solver']['loss']:+.1f}".replace("+0.0", "0.0"))
-    page.screenshot(path=str(DOCS / "web_analysis.png"))
+    page.screenshot(path=str(SHOTS / "web_analysis.png"))
