@@ -191,7 +191,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         return _cmd_bench_solver_peers(args)
     from imperiale_env.bench import run_bench
 
-    for line in run_bench(args.batch_sizes, args.seconds, args.rules):
+    try:
+        lines = run_bench(args.batch_sizes, args.seconds, args.rules, threads=args.threads)
+    except ValueError as exc:  # a thread count above the cores numba may use
+        _error("bench", str(exc))
+        return 2
+    for line in lines:
         print(line, flush=True)
     return 0
 
@@ -368,6 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"comma-separated batch sizes, each 1 to {MAX_BATCH_SIZE} (default 1,64,1024,4096)",
     )
     bench.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset")
+    bench.add_argument("--threads", type=_count(1, 1024, "--threads"), default=1, metavar="N",
+                       help="threads of the batched engine's compiled loops (default 1; above 1 each batch is "
+                       "also measured on one thread, for the ratio)")
     bench.add_argument("--solver", action="store_true",
                        help="measure the compiled solver and full-depth pimc:16 against the pure-Python solver")
     bench.add_argument("--peers", action="store_true",

@@ -55,21 +55,3 @@ def unpack(x: np.ndarray, width: int) -> np.ndarray:
 def point_values(hands: np.ndarray) -> np.ndarray:
     """Total point value of the cards in each mask (sum of per-card values)."""
     return (unpack(hands, NUM_CARDS) * CARD_POINT_VALUE).sum(axis=-1)
-
-
-def random_set_bit(x: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Index of a uniformly chosen set bit of each (non-zero) mask, ``u`` uniform in [0, 1).
-
-    Picks the k-th set bit by binary search over halves with popcounts: a few array
-    operations whatever the batch, instead of drawing one random number per action."""
-    x = np.asarray(x, dtype=np.uint64)
-    k = (u * popcount(x)).astype(np.int64)
-    pos = np.zeros(x.shape, dtype=np.int64)
-    for width in (32, 16, 8, 4, 2, 1):
-        low = x & np.uint64((1 << width) - 1)
-        count = popcount(low)
-        high = k >= count
-        k = np.where(high, k - count, k)
-        x = np.where(high, x >> np.uint64(width), low)
-        pos += high * width
-    return pos

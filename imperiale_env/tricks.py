@@ -1,9 +1,9 @@
-"""The play of the cards on bitmasks, written once for the batched engine and the agents.
+"""The play of the cards on bitmasks, for the agents and the tables of the batched engine.
 
 A hand is a bitmask with bit ``c`` for card ``c`` (the numbering of :mod:`cards`); a lower
-rank index is a stronger card in a trick.  :func:`legal_cards` and :func:`beats` take numpy
-arrays (one row per game); :func:`legal_cards_one` is the same rule on Python ints, for the
-solver's search where a numpy call per node would cost more than the node.  The reference
+rank index is a stronger card in a trick.  :func:`beats` takes numpy arrays (one row per
+game); :func:`legal_cards_one` is the legality rule on Python ints, for scalar Python code
+(the batched engine and the compiled solver use :mod:`imperiale_env.kernels.play`).  The reference
 engine (:mod:`game`) keeps its own readable version: it is the oracle these are tested
 against (the differential check, and ``tests/test_tricks.py`` for the two forms here).
 
@@ -32,7 +32,7 @@ STRONGER_BITS: tuple[int, ...] = tuple(int(m) for m in STRONGER)
 
 __all__ = [
     "CARD_RANK", "CARD_STRENGTH", "CARD_SUIT", "NUM_CARDS", "POINT_VALUE_OF_CARD", "STRONGER_BITS", "SUIT_BITS",
-    "SUIT_ONEHOT", "TRICKS_PER_DEAL", "TrickScore", "beats", "beats_one", "legal_cards", "legal_cards_one",
+    "SUIT_ONEHOT", "TRICKS_PER_DEAL", "TrickScore", "beats", "beats_one", "legal_cards_one",
     "trick_points", "trick_points_table",
 ]
 
@@ -48,35 +48,6 @@ def beats_one(card: int, win: int, trump: int) -> bool:
     """:func:`beats` for one card (Python ints)."""
     sc, sw = card // NUM_RANKS, win // NUM_RANKS
     return (sc == sw and card < win) or (sc == trump and sw != trump)
-
-
-def legal_cards(
-    rules: Rules, hand: np.ndarray, trump: np.ndarray, led: np.ndarray, win: np.ndarray, first_trick: np.ndarray
-) -> np.ndarray:
-    """Legal cards (uint64 masks) of each ``hand`` (section 4 step 5).
-
-    ``led``: the card led to the trick, -1 when the player leads; ``win``: the card winning
-    the trick so far (ignored when leading); ``first_trick``: no trick played yet."""
-    trumps = hand & SUIT_MASK[trump]
-    lead = hand
-    if rules.first_lead_trump:
-        lead = np.where(first_trick & (trumps != 0), trumps, hand)
-    led_suit = CARD_SUIT[np.maximum(led, 0)]
-    follow = hand & SUIT_MASK[led_suit]
-    if rules.must_beat:
-        higher = follow & STRONGER[win]
-        follow = np.where(higher != 0, higher, follow)
-    if rules.must_trump:
-        if rules.overtrump:
-            over = trumps & STRONGER[win]
-            trumped = CARD_SUIT[win] == trump
-            void_play = np.where(trumps == 0, hand, np.where(trumped, np.where(over != 0, over, hand), trumps))
-        else:
-            void_play = np.where(trumps != 0, trumps, hand)
-    else:
-        void_play = hand
-    following = np.where(follow != 0, follow, void_play)
-    return np.where(led < 0, lead, following)
 
 
 def legal_cards_one(rules: Rules, hand: int, trump: int, led: int, win: int, first_trick: bool) -> int:

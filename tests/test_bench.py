@@ -9,14 +9,14 @@ from imperiale_env.bench import run_bench
 
 
 def test_bench_reports_each_engine_and_batch_size():
-    lines = list(run_bench([1, 8], seconds=0.05, rules="academie3"))
+    lines = list(run_bench([1, 8], seconds=0.05, rules="academie3", compile_time=False))
     text = "\n".join(lines)
     assert "reference engine:" in text
     assert "batch 1:" in text and "batch 8:" in text
     assert "x reference" in text and "with observations" in text
 
 
-@pytest.mark.parametrize("bad", [{"seconds": 0}, {"batch_sizes": [0]}])
+@pytest.mark.parametrize("bad", [{"seconds": 0}, {"batch_sizes": [0]}, {"threads": 0}, {"threads": 10**6}])
 def test_bench_refuses_bad_settings(bad):
     kwargs = {"batch_sizes": [1], "seconds": 0.05, **bad}
     with pytest.raises(ValueError):
@@ -25,4 +25,6 @@ def test_bench_refuses_bad_settings(bad):
 
 def test_bench_command(capsys):
     assert main(["bench", "--seconds", "0.05", "--batch-sizes", "2"]) == 0
-    assert "batch 2:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "batch 2:" in out
+    assert "s compiling (empty cache)" in out and "s from the cache" in out

@@ -28,16 +28,16 @@ from typing import Any
 import numpy as np
 
 from .. import actions as act
-from ..bitcards import ONE, SUIT_MASK, lowest_bit_index, point_values, popcount, unpack
-from ..cards import NUM_SUITS
+from ..bitcards import SUIT_MASK, lowest_bit_index, point_values, popcount, unpack
 from ..events import EVENT_KINDS, POINTS_PER_IMPERIALE
 from ..inputs import seed as check_seed
+from ..kernels.threads import check_threads, numba_threads
 from ..observation import OBS_SIZE
 from ..rules import Rules, resolve_rules
 from ..shuffle import as_seeds, batch_seeds, first_dealer, next_game_seed
 from . import scoring
 from .observe import observe
-from .play import apply_play, legal_plays
+from .play import action_bits, illegal_actions, play_cards, rule_flags
 from .stages import run
 from .state import HISTORY_LEN, NONE, PLAY, POINT, QUESTION, BatchState
 from .tables import CB_ITEM, Tables
@@ -58,7 +58,9 @@ class BatchGame:
     events for :meth:`pop_events` (tests, replays); ``keep_history``: keep every game's
     deals and decisions so that :func:`~imperiale_env.batch_records.record_from_batch` can
     write its record; ``keep_final_obs``: fill :attr:`final_observation` for games that end
-    (same-step autoreset); all off for speed.
+    (same-step autoreset); all off for speed.  ``threads``: how many cores the compiled loops
+    (legal actions, the play of the cards, the observation) use; every result is the same
+    whatever the count.
 
     Every field of :attr:`state` (:class:`~.state.BatchState`) reads as an attribute of
     the game: ``game.hands``, ``game.imperiales`` ...
@@ -76,6 +78,7 @@ class BatchGame:
         record_events: bool = False,
         keep_history: bool = False,
         keep_final_obs: bool = False,
+        threads: int = 1,
     ):
         self.rules = resolve_rules(rules)
         self.players = P = self.rules.players
@@ -85,7 +88,9 @@ class BatchGame:
         self.record_events = record_events
         self.keep_history = keep_history
         self.keep_final_obs = keep_final_obs
+        self.threads = check_threads(threads)
         self.tables = Tables(self.rules)
+        self.rule_flags = rule_flags(self)
         self.stages = self.tables.stages
         self.seats = np.arange(P)[None, :]
         n = self.n
@@ -102,7 +107,6 @@ class BatchGame:
         self._events: list[np.ndarray] = []
         self._ended: list[np.ndarray] = []
         self._bits: np.ndarray | None = None
-        self._obs_masks = np.zeros((n, 12), dtype=np.uint64)
         self._reset_done = False
 
     # ------------------------------------------------------------------ reset
@@ -232,23 +236,9 @@ class BatchGame:
         if self._bits is not None:
             return self._bits
         self._require_reset("legal actions")
-        bits = np.zeros(self.n, dtype=np.uint64)
-        kind = self.kind
-        cur = self.current_player
-        q = kind == QUESTION
-        bits[q] = (ONE << np.uint64(act.SHOW)) | (ONE << np.uint64(act.HIDE))
-        pt = np.flatnonzero(kind == POINT)
-        if len(pt):
-            hand = self.hands[pt, cur[pt]]
-            held = np.zeros(len(pt), dtype=np.uint64)
-            for s in range(NUM_SUITS):
-                held |= ((hand & SUIT_MASK[s]) != 0).astype(np.uint64) << np.uint64(act.POINT_BASE + s)
-            bits[pt] = held | (ONE << np.uint64(act.SINK))
-        pl = np.flatnonzero(kind == PLAY)
-        if len(pl):
-            bits[pl] = legal_plays(self, pl)
-        self._bits = bits
-        return bits
+        with numba_threads(self.threads):
+            self._bits = action_bits(self)
+        return self._bits
 
     def legal_action_mask(self) -> np.ndarray:
         """``(N, 43)`` bool: the legal actions of the player to act in each game."""
@@ -264,39 +254,30 @@ class BatchGame:
         a = np.asarray(actions, dtype=np.int64).reshape(-1)
         if a.shape != (self.n,):
             raise ValueError(f"expected {self.n} actions, got shape {np.shape(actions)}")
-        active = self.kind != NONE
+        a = np.ascontiguousarray(a)
         bits = self.action_bits()
-        inside = (a >= 0) & (a < act.NUM_ACTIONS)
-        ok = inside & (((bits >> np.where(inside, a, 0).astype(np.uint64)) & ONE) == ONE)
-        bad = np.flatnonzero(active & ~ok)
-        if len(bad):
-            i = int(bad[0])
-            legal = [act.describe(x) for x in np.flatnonzero(unpack(bits[i], act.NUM_ACTIONS))]
-            raise ValueError(
-                f"illegal action in {len(bad)} game(s): game {i} (player {self.current_player[i]}) "
-                f"chose {a[i]}, legal: {', '.join(legal)}"
-            )
-        self._bits = None
-        self._ended = []
-        self.last_player[:] = self.current_player
-        idx = self._ar if active.all() else np.flatnonzero(active)
-        at = idx * HISTORY_LEN + self.history_len[idx]
-        self.history_actions.reshape(-1)[at] = a[idx]
-        self.history_players.reshape(-1)[at] = self.current_player[idx]
-        self.history_len[idx] += 1
-        kind = self.kind[idx]
-        plays = kind == PLAY
-        if plays.all():  # the common case: every game is playing a card
-            run(self, apply_play(self, idx, a))
-        else:
-            moving = [self._apply_question(idx[kind == QUESTION], a), self._apply_point(idx[kind == POINT], a),
-                      apply_play(self, idx[plays], a)]
-            run(self, np.concatenate(moving))
+        with numba_threads(self.threads):
+            count, i = illegal_actions(self, a, bits)
+            if count:
+                legal = [act.describe(x) for x in np.flatnonzero(unpack(bits[i], act.NUM_ACTIONS))]
+                raise ValueError(
+                    f"illegal action in {count} game(s): game {i} (player {self.current_player[i]}) "
+                    f"chose {a[i]}, legal: {', '.join(legal)}"
+                )
+            self._bits = None
+            self._ended = []
+            moving = play_cards(self, a)
+        if len(moving):
+            kind = self.kind[moving]
+            if (kind != PLAY).any():  # the declarations: questions and points
+                self._apply_question(moving[kind == QUESTION], a)
+                self._apply_point(moving[kind == POINT], a)
+            run(self, moving)
         return self._finish_step()
 
-    def _apply_question(self, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
+    def _apply_question(self, idx: np.ndarray, a: np.ndarray) -> None:
         if not len(idx):
-            return idx
+            return
         show = a[idx] == act.SHOW
         st = self.stage[idx]
         turned_q = self.tables.is_turned_stage[st]
@@ -322,11 +303,10 @@ class BatchGame:
         for jj in np.unique(s_j[now]) if now.any() else []:
             sel = now & (s_j == jj)
             scoring.score_item(self, s_idx[sel], s_p[sel], int(jj), protect=self.rules.protect_turned_honour)
-        return idx
 
-    def _apply_point(self, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
+    def _apply_point(self, idx: np.ndarray, a: np.ndarray) -> None:
         if not len(idx):
-            return idx
+            return
         p = self.current_player[idx]
         declare = a[idx] != act.SINK
         suit = a[idx] - act.POINT_BASE
@@ -336,7 +316,6 @@ class BatchGame:
         self.point_count[di, dp] = popcount(cards)
         self.point_value[di, dp] = point_values(cards)
         self.point_answered[idx, p] = True
-        return idx
 
     def _finish_step(self) -> tuple[np.ndarray, np.ndarray]:
         P = self.players
@@ -384,7 +363,8 @@ class BatchGame:
         is not to act sees no pending decision).  ``rows`` encodes only those games
         (``players`` then has one seat per row).  Pass ``out`` to fill a preallocated buffer."""
         self._require_reset("observe()")
-        return observe(self, out, players, rows)
+        with numba_threads(self.threads):
+            return observe(self, out, players, rows)
 
     def _require_reset(self, what: str) -> None:
         if not self._reset_done:

@@ -1,23 +1,34 @@
-"""The observation encoder of the batched engine (the layout is documented in :mod:`~imperiale_env.observation`)."""
+"""The observation encoder of the batched engine (the layout is documented in
+:mod:`~imperiale_env.observation`): checks the request, then one compiled loop over the games
+(:func:`imperiale_env.kernels.batch_observe.encode`) fills the buffer."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..bitcards import BIT, ONE, lowest_bit_index
-from ..cards import NUM_CARDS, NUM_SUITS
-from ..events import POINTS_PER_IMPERIALE
+from ..kernels.batch_observe import OFFSET_NAMES, encode, encode_threaded
 from ..observation import OBS_SIZE, OFFSETS
-from .state import NONE, QUESTION
-from .tables import CB_ITEM
 
 if TYPE_CHECKING:
     from .engine import BatchGame
 
-#: ``VOID_BITS[v]``: the four suit flags of a void mask, as float32.
-VOID_BITS = ((np.arange(16)[:, None] >> np.arange(NUM_SUITS)) & 1).astype(np.float32)
+#: Where each block starts, in the order the kernel reads them.
+BLOCK_STARTS = np.array([OFFSETS[name].start for name in OFFSET_NAMES], dtype=np.int64)
+_NO_SEATS = np.zeros(0, dtype=np.int64)
+
+
+def _indices(value: Any, name: str, high: int, length: int | None = None) -> np.ndarray:
+    """``value`` as int64 indices in ``[0, high)`` (``length`` of them if given), else a ValueError:
+    the compiled encoder reads them unchecked."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iu" or arr.ndim != 1 or (length is not None and len(arr) != length):
+        want = f"{length} " if length is not None else ""
+        raise ValueError(f"observe(): {name} must be a 1-d array of {want}integers, got {arr.dtype} {arr.shape}")
+    if arr.size and not ((arr >= 0) & (arr < high)).all():
+        raise ValueError(f"observe(): {name} must be from 0 to {high - 1}, got {arr.min()} .. {arr.max()}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def observe(
@@ -26,76 +37,24 @@ def observe(
     """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`observation`) of the acting
     player in every game, or of ``players`` (one seat per game; a player who is not to act
     sees no pending decision).  ``rows`` encodes only those games (``players`` then has
-    one seat per row).  Pass ``out`` to fill a preallocated buffer.
+    one seat per row).  Pass ``out`` to fill a preallocated ``(n, OBS_SIZE)`` float32 buffer.
 
-    The card blocks are one bitmask per block, unpacked in a single call; every block is
-    written whole, so the buffer is never cleared first (the observation is memory-bound).
     The score blocks are clipped to 1: a finished game can hold more than the target in
     impériales, or 24 points or more left by the award that won it."""
-    P = g.players
-    gi = g._ar if rows is None else np.asarray(rows, dtype=np.int64)
+    gi = g._ar if rows is None else _indices(rows, "rows", g.n)
     n = len(gi)
+    seats = _NO_SEATS if players is None else _indices(players, "players", g.players, n)
     if out is None:
         out = np.empty((n, OBS_SIZE), dtype=np.float32)
-    kind, current = g.kind[gi], g.current_player[gi]
-    cur = np.maximum(current, 0) if players is None else np.asarray(players, dtype=np.int64)
-    acting = (kind != NONE) & (cur == current)
-    local = np.arange(n)
-    seats = (cur[:, None] + g.seats) % P  # relative seat -> absolute
-    flat = gi[:, None] * P + seats
-    # Card blocks: hand, played x3, trick x3, revealed x3, turned, question cards.
-    masks = g._obs_masks[:n]
-    masks[:, 0] = g.hands.reshape(-1)[flat[:, 0]]
-    tc = g.trick_cards[gi]
-    by_pos = np.where(tc >= 0, BIT[np.maximum(tc, 0)], np.uint64(0)).reshape(-1)
-    leader = g.leader[gi]
-    masks[:, 4 : 4 + P] = by_pos[local[:, None] * P + (seats - leader[:, None]) % P]
-    masks[:, 1 : 1 + P] = g.played.reshape(-1)[flat]
-    masks[:, 7 : 7 + P] = g.revealed.reshape(-1)[flat]
-    masks[:, 10] = BIT[g.turned[gi]]
-    q = acting & (kind == QUESTION)
-    masks[:, 11] = 0
-    if q.any():
-        item = question_item(g, gi[q], cur[q])
-        turned_q = g.tables.is_turned_stage[g.stage[gi[q]]]
-        masks[q, 11] = np.where(
-            turned_q, BIT[g.turned[gi[q]]],
-            np.where(item == CB_ITEM, g.dealt.reshape(-1)[flat[q, 0]], g.tables.item_mask[np.maximum(item, 0)]),
-        )
-    bits = np.unpackbits(masks.view(np.uint8).reshape(n, 12, 8), axis=-1, bitorder="little", count=NUM_CARDS)
-    cards_end = OFFSETS["turned"].stop
-    out[:, :cards_end] = bits[:, :11].reshape(n, cards_end)
-    out[:, cards_end:] = 0.0
-    out[:, OFFSETS["question_cards"]] = bits[:, 11]
-    out[local, OFFSETS["trump"].start + g.trump[gi]] = 1.0
-    sl = OFFSETS["voids"].start
-    out[:, sl : sl + 4 * P] = VOID_BITS[g.voids.reshape(-1)[flat]].reshape(n, -1)
-    out[local[acting], OFFSETS["phase"].start + kind[acting]] = 1.0
-    if q.any():
-        question_kind = np.select([item == CB_ITEM, item < 5, item < 9], [0, 1, 2], 3)
-        out[local[q], OFFSETS["question_kind"].start + np.where(turned_q, 4, question_kind)] = 1.0
-    declared = g.point_suit.reshape(-1)[flat] >= 0
-    point = out[:, OFFSETS["declared_point"]].reshape(n, 3, 4)
-    point[:, :P, 0] = declared
-    point[:, :P, 1] = g.point_answered.reshape(-1)[flat] & ~declared
-    point[:, :P, 2] = g.point_count.reshape(-1)[flat] / 12.0
-    point[:, :P, 3] = g.point_value.reshape(-1)[flat] / 120.0
-    for name, values, scale in (
-        ("imperiales", g.imperiales, g.rules.target_imperiales),
-        ("points", g.points, POINTS_PER_IMPERIALE),
-        ("tricks", g.tricks, 12.0),
-    ):
-        sl = OFFSETS[name].start
-        out[:, sl : sl + P] = np.minimum(values.reshape(-1)[flat] / scale, 1.0)
-    out[local, OFFSETS["dealer"].start + (g.dealer[gi] - cur) % P] = 1.0
-    led = g.trick_len[gi] > 0
-    out[local[led], OFFSETS["leader"].start + ((leader - cur) % P)[led]] = 1.0
-    sl = OFFSETS["progress"].start
-    out[:, sl] = g.tricks_played[gi] / 12.0
-    out[:, sl + 1] = float(P == 3)
+    elif (not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (n, OBS_SIZE)
+          or not out.flags.writeable):
+        got = (f"{out.dtype} {out.shape}{'' if out.flags.writeable else ' read-only'}" if isinstance(out, np.ndarray)
+               else type(out).__name__)
+        raise ValueError(f"observe(): out must be a writeable float32 array of shape {(n, OBS_SIZE)}, got {got}")
+    s, t = g.state, g.tables
+    kernel, span = (encode, (0, n)) if g.threads == 1 else (encode_threaded, (g.threads,))
+    kernel(*span, out, gi, seats, BLOCK_STARTS, g.rules.target_imperiales, s.kind, s.current_player, s.dealer, s.leader,
+           s.trump, s.turned, s.stage, s.trick_len, s.tricks_played, s.hands, s.played, s.revealed, s.dealt,
+           s.trick_cards, s.voids, s.pending, s.point_suit, s.point_answered, s.point_count, s.point_value,
+           s.imperiales, s.points, s.tricks, t.is_turned_stage, t.item_mask)
     return out
-
-def question_item(g: BatchGame, gi: np.ndarray, seat: np.ndarray) -> np.ndarray:
-    """The in-hand item slot a player is asked about (-1 for the turned-card question)."""
-    pending = g.pending.reshape(-1)[gi * g.players + seat].astype(np.uint64)
-    return np.where(pending != 0, lowest_bit_index(np.where(pending != 0, pending, ONE)), -1)

@@ -1,68 +1,52 @@
-"""The play of the cards in the batched engine: legal cards and playing one card per game."""
+"""The play of the cards in the batched engine: legal actions and one card per game, through the
+compiled loops of :mod:`imperiale_env.kernels.batch_play` on the batch state's own arrays."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..bitcards import BIT, CARD_SUIT, mask_of
-from ..tricks import TRICKS_PER_DEAL, beats, legal_cards
+from ..kernels import batch_play
 
 if TYPE_CHECKING:
     from .engine import BatchGame
 
 
-def legal_plays(g: BatchGame, idx: np.ndarray) -> np.ndarray:
-    """Legal card masks (section 4 step 5) for games whose decision is a play."""
-    return legal_cards(
-        g.rules,
-        g.hands[idx, g.current_player[idx]],
-        g.trump[idx],
-        np.where(g.trick_len[idx] == 0, -1, g.trick_cards[idx, 0]),
-        g.win_card[idx],
-        g.tricks_played[idx] == 0,
-    )
+def _loop(g: BatchGame, plain: Any, threaded: Any) -> tuple[Any, tuple[int, ...]]:
+    """The kernel to call and its leading arguments: the whole batch on one thread, or a slice a thread."""
+    return (plain, (0, g.n)) if g.threads == 1 else (threaded, (g.threads,))
 
 
-def apply_play(g: BatchGame, idx: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Play the cards; returns the games that leave the play stage (no trick left, or
-    the Foster first lead); the others wait on the next card at once."""
-    if not len(idx):
-        return idx
-    P = g.players
-    p = g.current_player[idx]
-    fi = idx * P + p
-    c = a[idx]
-    bit = BIT[c]
-    hands, played = g.hands.reshape(-1), g.played.reshape(-1)
-    hands[fi] &= ~bit
-    played[fi] |= bit
-    pos = g.trick_len[idx]
-    trick = g.trick_cards.reshape(-1)
-    trick[idx * P + pos] = c
-    first = pos == 0
-    suit_c = CARD_SUIT[c]
-    suit_led = np.where(first, suit_c, CARD_SUIT[trick[idx * P]])
-    voids = g.voids.reshape(-1)
-    voids[fi] |= np.where(suit_c != suit_led, 1 << suit_led, 0)
-    win = g.win_card[idx]
-    take = first | beats(c, win, g.trump[idx])
-    g.win_card[idx] = np.where(take, c, win)
-    winner = np.where(take, p, g.win_player[idx])
-    g.win_player[idx] = winner
-    length = pos + 1
-    done = length == P
-    g.trick_len[idx] = np.where(done, 0, length)
-    di = idx[done]
-    if len(di):
-        w = winner[done]
-        wi = di * P + w
-        g.captured.reshape(-1)[wi] |= mask_of(g.trick_cards[di])
-        g.tricks.reshape(-1)[wi] += 1
-        g.tricks_played[di] += 1
-        g.trick_cards[di] = -1
-        g.leader[di] = w
-    leader = g.leader[idx]
-    g.current_player[idx] = np.where(done, leader, (leader + length) % P)
-    return idx[(done & (g.tricks_played[idx] == TRICKS_PER_DEAL)) | ~g.tables.is_play_stage[g.stage[idx]]]
+def rule_flags(g: BatchGame) -> np.ndarray:
+    """The legality flags of the rules, in the order :func:`~imperiale_env.kernels.batch_play.action_bits` reads."""
+    r = g.rules
+    return np.array([r.must_beat, r.must_trump, r.overtrump, r.first_lead_trump], dtype=np.bool_)
+
+
+def action_bits(g: BatchGame) -> np.ndarray:
+    """The legal actions of every game (questions, points and cards) as uint64 bitmasks."""
+    s = g.state
+    out = np.empty(g.n, dtype=np.uint64)
+    kernel, span = _loop(g, batch_play.action_bits, batch_play.action_bits_threaded)
+    kernel(*span, s.kind, s.current_player, s.hands, s.trump, s.trick_cards, s.trick_len, s.win_card, s.tricks_played,
+           g.rule_flags, out)
+    return out
+
+
+def illegal_actions(g: BatchGame, actions: np.ndarray, bits: np.ndarray) -> tuple[int, int]:
+    """(how many, the first) games waiting on a decision whose action is not in ``bits``."""
+    return batch_play.illegal_actions(actions, bits, g.state.kind)
+
+
+def play_cards(g: BatchGame, actions: np.ndarray) -> np.ndarray:
+    """Note every game's decision and play the cards; returns the games that must go on through
+    the stages (a question or point, applied by the caller; the last card of the play; the
+    Foster first lead)."""
+    s = g.state
+    moving = np.empty(g.n, dtype=np.bool_)
+    kernel, span = _loop(g, batch_play.play_cards, batch_play.play_cards_threaded)
+    kernel(*span, actions, s.kind, s.current_player, s.last_player, s.history_actions, s.history_players, s.history_len,
+           s.hands, s.played, s.trick_cards, s.trick_len, s.voids, s.win_card, s.win_player, s.captured, s.tricks,
+           s.tricks_played, s.leader, s.trump, s.stage, g.tables.is_play_stage, moving)
+    return np.flatnonzero(moving)

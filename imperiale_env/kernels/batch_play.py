@@ -1,0 +1,156 @@
+"""The hot path of the batched engine, compiled: the legal actions of every game and the play of
+one card per game, looping over the games of a :class:`~imperiale_env.batch.state.BatchState`.
+
+The arrays are the batch state's own, changed in place.  Each loop runs over a range of games
+``lo .. hi-1``: the engine calls it on the whole batch on one thread, or through its
+``*_threaded`` twin, which runs one slice a thread (``prange`` over slices: starting the
+thread pool costs more than a small loop on one core, and a compiled call that takes arrays
+costs more than a game, so neither happens per game).  Each game is independent of the
+others, so the thread count changes the speed, never a result.
+The card rules are the shared scalar kernels of :mod:`.play`, so the batch, the solver and
+the tests all run one implementation.  The decision kinds and action ids are those of
+:mod:`imperiale_env.batch.state` and :mod:`imperiale_env.actions` (checked by the tests).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..actions import HIDE, POINT_BASE, SHOW, SINK
+from .cards import BIT, ONE, SUIT_MASK, ZERO
+from .play import beats, legal_plays
+
+QUESTION, POINT, PLAY, NONE = 0, 1, 2, 3
+TRICKS_PER_DEAL = 12
+_QUESTION_BITS = (ONE << np.uint64(SHOW)) | (ONE << np.uint64(HIDE))
+_SINK_BIT = ONE << np.uint64(SINK)
+_POINT_BITS = np.array([ONE << np.uint64(POINT_BASE + s) for s in range(4)], dtype=np.uint64)
+_NUM_SUITS = 4
+
+
+@njit(cache=True)
+def action_bits(lo: int, hi: int, kind: np.ndarray, current_player: np.ndarray, hands: np.ndarray,
+                trump: np.ndarray, trick_cards: np.ndarray, trick_len: np.ndarray, win_card: np.ndarray,
+                tricks_played: np.ndarray, rule_flags: np.ndarray, out: np.ndarray) -> None:
+    """The legal actions of games ``lo .. hi-1`` as bitmasks over the action layout, into ``out``.
+
+    ``rule_flags``: must beat, must trump, overtrump, first lead in trumps (as in
+    :func:`.play.legal_plays`)."""
+    must_beat, must_trump, overtrump, first_lead_trump = rule_flags[0], rule_flags[1], rule_flags[2], rule_flags[3]
+    for i in range(lo, hi):
+        k = kind[i]
+        if k == PLAY:
+            led = -1 if trick_len[i] == 0 else trick_cards[i, 0] // 9
+            out[i] = legal_plays(hands[i, current_player[i]], led, win_card[i], trump[i], tricks_played[i] == 0,
+                                 must_beat, must_trump, overtrump, first_lead_trump)
+        elif k == QUESTION:
+            out[i] = _QUESTION_BITS
+        elif k == POINT:
+            hand = hands[i, current_player[i]]
+            bits = _SINK_BIT
+            for s in range(_NUM_SUITS):
+                if hand & SUIT_MASK[s] != ZERO:
+                    bits |= _POINT_BITS[s]
+            out[i] = bits
+        else:
+            out[i] = ZERO
+
+
+@njit(cache=True, parallel=True)
+def action_bits_threaded(chunks: int, kind: np.ndarray, current_player: np.ndarray, hands: np.ndarray,
+                         trump: np.ndarray, trick_cards: np.ndarray, trick_len: np.ndarray, win_card: np.ndarray,
+                         tricks_played: np.ndarray, rule_flags: np.ndarray, out: np.ndarray) -> None:
+    """:func:`action_bits` of every game, in ``chunks`` slices run on numba's threads."""
+    n = kind.shape[0]
+    for c in prange(chunks):
+        action_bits(c * n // chunks, (c + 1) * n // chunks, kind, current_player, hands, trump, trick_cards,
+                    trick_len, win_card, tricks_played, rule_flags, out)
+
+
+@njit(cache=True)
+def illegal_actions(actions: np.ndarray, bits: np.ndarray, kind: np.ndarray) -> tuple[int, int]:
+    """(how many, the first) games waiting on a decision whose action is not legal; (0, -1) if none."""
+    count, first = 0, -1
+    for i in range(kind.shape[0]):
+        if kind[i] == NONE:
+            continue
+        a = actions[i]
+        if a < 0 or a >= 64 or (bits[i] >> np.uint64(a)) & ONE == ZERO:
+            if count == 0:
+                first = i
+            count += 1
+    return count, first
+
+
+@njit(cache=True)
+def play_cards(lo: int, hi: int, actions: np.ndarray, kind: np.ndarray, current_player: np.ndarray,
+               last_player: np.ndarray, history_actions: np.ndarray, history_players: np.ndarray,
+               history_len: np.ndarray, hands: np.ndarray, played: np.ndarray, trick_cards: np.ndarray,
+               trick_len: np.ndarray, voids: np.ndarray, win_card: np.ndarray, win_player: np.ndarray,
+               captured: np.ndarray, tricks: np.ndarray, tricks_played: np.ndarray, leader: np.ndarray,
+               trump: np.ndarray, stage: np.ndarray, is_play_stage: np.ndarray, moving: np.ndarray) -> None:
+    """One (legal) action for each game ``lo .. hi-1``: the decision goes into the game's history,
+    and a card is played at once (a full trick goes to its winner, who leads next).
+    ``moving[i]`` says whether game ``i`` must go on through the stages: a question or a point
+    (applied by the caller), or a card that ends the play or the Foster first lead."""
+    P = hands.shape[1]
+    for i in range(lo, hi):
+        p = current_player[i]
+        last_player[i] = p
+        k = kind[i]
+        moving[i] = k != NONE and k != PLAY
+        if k != NONE:
+            at = history_len[i]
+            history_actions[i, at] = actions[i]
+            history_players[i, at] = p
+            history_len[i] = at + 1
+        if k != PLAY:
+            continue
+        a = actions[i]
+        bit = BIT[a]
+        hands[i, p] &= ~bit
+        played[i, p] |= bit
+        pos = trick_len[i]
+        trick_cards[i, pos] = a
+        suit = a // 9
+        led = suit if pos == 0 else trick_cards[i, 0] // 9
+        if suit != led:
+            voids[i, p] |= 1 << led
+        if pos == 0 or beats(a, win_card[i], trump[i]):
+            win_card[i] = a
+            win_player[i] = p
+        length = pos + 1
+        if length < P:
+            trick_len[i] = length
+            current_player[i] = (leader[i] + length) % P
+            moving[i] = not is_play_stage[stage[i]]
+            continue
+        w = win_player[i]
+        taken = ZERO
+        for j in range(P):
+            taken |= BIT[trick_cards[i, j]]
+            trick_cards[i, j] = -1
+        captured[i, w] |= taken
+        tricks[i, w] += 1
+        tricks_played[i] += 1
+        leader[i] = w
+        trick_len[i] = 0
+        current_player[i] = w
+        moving[i] = tricks_played[i] == TRICKS_PER_DEAL or not is_play_stage[stage[i]]
+
+
+@njit(cache=True, parallel=True)
+def play_cards_threaded(chunks: int, actions: np.ndarray, kind: np.ndarray, current_player: np.ndarray,
+                        last_player: np.ndarray, history_actions: np.ndarray, history_players: np.ndarray,
+                        history_len: np.ndarray, hands: np.ndarray, played: np.ndarray, trick_cards: np.ndarray,
+                        trick_len: np.ndarray, voids: np.ndarray, win_card: np.ndarray, win_player: np.ndarray,
+                        captured: np.ndarray, tricks: np.ndarray, tricks_played: np.ndarray, leader: np.ndarray,
+                        trump: np.ndarray, stage: np.ndarray, is_play_stage: np.ndarray, moving: np.ndarray) -> None:
+    """:func:`play_cards` of every game, in ``chunks`` slices run on numba's threads."""
+    n = kind.shape[0]
+    for c in prange(chunks):
+        play_cards(c * n // chunks, (c + 1) * n // chunks, actions, kind, current_player, last_player,
+                   history_actions, history_players, history_len, hands, played, trick_cards, trick_len, voids,
+                   win_card, win_player, captured, tricks, tricks_played, leader, trump, stage, is_play_stage,
+                   moving)

@@ -1,0 +1,85 @@
+"""The compiled hot path of the batched engine: thread counts, the random legal policy, the checks
+in front of the kernels (the differential tests check the values against the reference engine)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+from imperiale_env.batch import BatchGame
+from imperiale_env.kernels.policy import random_legal_actions
+from imperiale_env.observation import OBS_SIZE
+
+THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
+
+
+def _play(rules: str, threads: int, steps: int = 150) -> tuple[dict, np.ndarray, np.ndarray]:
+    game = BatchGame(rules, 37, auto_next_game=True, record_events=True, threads=threads)
+    game.reset(5)
+    observations = np.empty((steps, 37, OBS_SIZE), dtype=np.float32)
+    masks = np.empty((steps, 37), dtype=np.uint64)
+    for step in range(steps):
+        game.observe(out=observations[step])
+        masks[step] = game.action_bits()
+        game.step(random_legal_actions(masks[step], 9, step, threads=threads))
+    return game.state.to_dict(), observations, np.concatenate([masks.ravel(), game.pop_events().ravel()])
+
+
+@pytest.mark.parametrize("rules", ["academie", "academie3", "foster", "imperijal"])
+def test_results_are_the_same_on_one_and_two_threads(rules):
+    assert THREADS == 2, "the machine gives numba a single thread: nothing to compare"
+    one, obs_one, rest_one = _play(rules, 1)
+    two, obs_two, rest_two = _play(rules, THREADS)
+    assert one.keys() == two.keys()
+    for name in one:
+        assert np.array_equal(one[name], two[name]), name
+    assert np.array_equal(obs_one, obs_two)
+    assert np.array_equal(rest_one, rest_two)
+    assert obs_one.any() and rest_one.any()
+
+
+def test_the_random_policy_is_legal_uniform_and_counter_based():
+    legal = np.uint64((1 << 3) | (1 << 17) | (1 << 40))
+    bits = np.full(6000, legal, dtype=np.uint64)
+    bits[5] = 0  # no decision
+    draws = random_legal_actions(bits, 11, 0)
+    assert draws[5] == 0
+    picked = np.delete(draws, 5)
+    counts = {a: int((picked == a).sum()) for a in (3, 17, 40)}
+    assert sum(counts.values()) == len(picked)  # every draw is legal
+    assert all(1800 < c < 2200 for c in counts.values()), counts  # about a third each
+    assert np.array_equal(random_legal_actions(bits, 11, 0, threads=THREADS), draws)
+    assert np.array_equal(random_legal_actions(bits[:100], 11, 0), draws[:100])  # game i's draw is its own
+    assert not np.array_equal(random_legal_actions(bits, 11, 1), draws)  # the next step draws anew
+    assert not np.array_equal(random_legal_actions(bits, 12, 0), draws)
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, True, 10**6])
+def test_a_thread_count_outside_the_cores_is_refused(threads):
+    with pytest.raises(ValueError, match="threads must be a whole number from 1 to"):
+        BatchGame("academie", 4, threads=threads)
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"out": np.empty((4, OBS_SIZE), dtype=np.float64)}, "out must be a writeable float32 array"),
+    ({"out": np.empty((3, OBS_SIZE), dtype=np.float32)}, "out must be a writeable float32 array"),
+    ({"players": np.array([0, 1, 2, 0])}, "players must be from 0 to 1"),
+    ({"players": np.array([0, 1])}, "players must be a 1-d array of 4 integers"),
+    ({"rows": np.array([4])}, "rows must be from 0 to 3"),
+    ({"rows": np.array([0.5])}, "rows must be a 1-d array of integers"),
+])
+def test_observe_refuses_what_the_kernel_would_read_out_of_bounds(kwargs, error):
+    game = BatchGame("academie", 4)
+    game.reset(0)
+    with pytest.raises(ValueError, match=error):
+        game.observe(**kwargs)
+
+
+def test_a_read_only_buffer_is_refused():
+    game = BatchGame("academie", 4)
+    game.reset(0)
+    out = np.empty((4, OBS_SIZE), dtype=np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        game.observe(out=out)
