@@ -39,6 +39,7 @@ import math
 import os
 import pathlib
 import pickle
+import re
 import resource
 import shutil
 import signal
@@ -204,9 +205,26 @@ def run_cli_in_process(argv: list[str], stdin: str, timeout: float) -> tuple[str
     return _classify_exit(rc, out.getvalue(), err.getvalue())
 
 
+_CLEAR_NAMES = ("InputError", "RecordError", "RulesError", "PlayError", "AgentError", "ConfigError",
+                "CheckpointError", "ValueError", "TypeError", "RuntimeError")
+
+
+def _raised_by_suite_text(stderr: str) -> bool:
+    """A Python API case run in a subprocess ends in a traceback whatever it raises: count it as
+    a clear error when the exception is one of the suite's (or a ValueError, TypeError or
+    RuntimeError) raised in this repository's code, with a message, as in-process cases are."""
+    frames = re.findall(r'File "([^"]+)", line \d+', stderr)
+    last = _last_line(stderr)
+    name, _, message = last.partition(":")
+    if not frames or not message.strip() or name.rsplit(".", 1)[-1] not in _CLEAR_NAMES:
+        return False
+    path = pathlib.Path(frames[-1]).resolve()
+    return REPO in path.parents and "site-packages" not in path.parts
+
+
 def _classify_exit(rc: int | None, stdout: str, stderr: str) -> tuple[str, str]:
     if "Traceback (most recent call last)" in stderr:
-        return "traceback", _last_line(stderr)
+        return ("clear" if _raised_by_suite_text(stderr) else "traceback"), _last_line(stderr)
     if rc == 0:
         return "accepted", _last_line(stdout) or "exit 0"
     if rc in (1, 2) and "error" in stderr.lower():
