@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from imperiale_env.cluster import ClusterError, check_cpus, connect, import_ray, lost
+from imperiale_env.cluster import ClusterError, check_cpus, connect, failure, import_ray
 from imperiale_env.rules import Rules
 
 from .base import Agent, make_agent
@@ -86,13 +86,8 @@ class RayMatchRunner:
                     ready, _ = ray.wait(list(pending), num_returns=1)
                     ref = ready[0]
                     log, timings = ray.get(ref)
-                except ray.exceptions.RayTaskError as exc:
-                    cause = getattr(exc, "cause", None)
-                    if isinstance(cause, Exception):
-                        raise cause from None
-                    raise
                 except ray.exceptions.RayError as exc:
-                    raise lost(exc, session.address) from None
+                    raise failure(exc, session.address) from None
                 k = pending.pop(ref)
                 if bar is not None:
                     bar.set_postfix_str(" vs ".join(plan.names[i] for i in plan.lineups[k]))

@@ -99,3 +99,14 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
 def lost(exc: BaseException, address: str) -> ClusterError:
     """The error for a cluster that went away while work was on it."""
     return ClusterError(f"lost the Ray cluster ({address}): {type(exc).__name__}: {exc}")
+
+
+def failure(exc: BaseException, address: str) -> BaseException:
+    """What to raise for a Ray error: the exception a task raised, as itself (an agent's error
+    reads the same on a cluster as at home); any other Ray error means the cluster was lost."""
+    import ray
+
+    if isinstance(exc, ray.exceptions.RayTaskError):
+        cause = getattr(exc, "cause", None)
+        return cause if isinstance(cause, Exception) else exc
+    return lost(exc, address)

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from imperiale_env.cluster import ClusterError, check_cpus, connect, import_ray, lost
+from imperiale_env.cluster import ClusterError, check_cpus, connect, failure, import_ray
 from imperiale_env.observation import OBS_SIZE
 from imperiale_env.rules import Rules
 
@@ -147,13 +147,8 @@ class RayRollout:
                                      None if s is None else [ray.put(s)], self.iteration)
                     for w, s in zip(self.workers, self.states, strict=True)]
             results = ray.get(refs)
-        except ray.exceptions.RayTaskError as exc:
-            cause = getattr(exc, "cause", None)
-            if isinstance(cause, Exception):
-                raise cause from None
-            raise
         except ray.exceptions.RayError as exc:
-            raise lost(exc, self.session.address) from None
+            raise failure(exc, self.session.address) from None
         self.states = [r["state"] for r in results]
         self.iteration += 1
         parts = {k: np.concatenate([r["batch"][k] for r in results]) for k in results[0]["batch"]}
