@@ -5,8 +5,10 @@ impériale 24) for the acting player, as a difference: his gain minus the mean g
 others over the rest of the deal.
 
 * ``solver`` (double dummy): every hand is known.  A card's value is the exact alpha-beta
-  value of the rest of the play (:class:`agents.solver.Solver`: honours captured and the
-  trick score; wipes, the target and the fallen impériale are not part of it).
+  value of the rest of the play (the compiled :class:`agents.compiled_solver.CompiledSolver`,
+  equal to the pure-Python :class:`agents.solver.Solver` that values the declarations'
+  playouts: honours captured and the trick score; wipes, the target and the fallen impériale
+  are not part of it).
 * ``pimc``: only what the acting player knows.  Deals of the hidden cards are sampled from his
   observation (:func:`agents.pimc.sample_worlds`, which never sees the engine) and each is
   solved as above; the value is the mean over the samples.
@@ -27,9 +29,9 @@ and over the record.
 
 ``horizon``: a card is valued only when at most ``horizon`` tricks are left in the deal (the
 current one included), and a declaration's play value only then too (it is otherwise left
-out: ``"playout": false``, the values being the declaration scores alone).  The pure-Python
-solver needs a fraction of a second for a whole two-player deal but minutes for an early
-three-player position, hence the defaults (12 tricks with two players, 6 with three).
+out: ``"playout": false``, the values being the declaration scores alone).  An early
+three-player position costs the pure-Python solver of the declaration playouts minutes,
+hence the defaults (12 tricks with two players, 6 with three).
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ from imperiale_env.records import game_from_record, replay_record
 from imperiale_env.rules import Rules
 from imperiale_env.twin import Twin
 
-from .pimc import position, sample_worlds
+from .compiled_solver import CompiledSolver
+from .pimc import position, sample_worlds, world_values
 from .solver import INF, Solver
 from .view import decode
 
@@ -220,13 +223,9 @@ def pimc_card_values(obs: np.ndarray, rules: Rules, samples: int, rng: np.random
     v = decode(obs)
     worlds = sample_worlds(obs, rules, samples, rng)
     leader, trick, tricks, played = position(v, 0, rules)
-    P = rules.players
-    total: dict[int, float] = {}
-    for w in worlds:
-        hands = tuple(_mask(np.flatnonzero(w[s])) for s in range(P))
-        for c, val in Solver(rules, int(v.trump[0]), me=0).move_values(hands, leader, trick, tricks, played).items():
-            total[c] = total.get(c, 0.0) + val
-    return {c: t / len(worlds) for c, t in total.items()}
+    values = world_values(worlds, rules, int(v.trump[0]), (leader, trick, tricks, played))
+    mean = values.mean(axis=0)  # every world gives the same legal cards (the acting hand is known)
+    return {int(c): float(mean[c]) for c in np.flatnonzero(~np.isnan(mean))}
 
 
 # ---------------------------------------------------------------------- the record
@@ -321,8 +320,8 @@ def analyse_record(record: dict[str, Any], samples: int = DEFAULT_SAMPLES, seed:
             playout = True
             if dec.kind == "play":
                 if tricks_left <= horizon:
-                    solver = Solver(rules, deal.trump, me=p).move_values(pt.hands, pt.leader, pt.trick, pt.tricks,
-                                                                         pt.played)
+                    solver = CompiledSolver(rules, deal.trump, me=p).move_values(pt.hands, pt.leader, pt.trick,
+                                                                                 pt.tricks, pt.played)
                     pimc = pimc_card_values(pt.obs, rules, samples, rng)
                 else:
                     solver = pimc = None
