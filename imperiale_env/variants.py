@@ -6,7 +6,8 @@ refuses (an impossible combination is not a variant).  The values come from the 
 type: both values of a flag, every choice of an enumeration, a few integers (0, 1, 2, the
 preset's value, twice it, 24: those :func:`make_rules` accepts), for the rank lists the
 empty list, one rank and the preset's list.  A new flag or integer field is therefore
-covered as soon as it exists; a new enumeration needs its choices in :data:`CHOICES`, and
+covered as soon as it exists; a new enumeration takes its choices from
+:data:`~imperiale_env.rules.CHOICES` (where :func:`make_rules` checks them too), and
 :func:`field_values` refuses a field it does not know how to vary, so that nobody can add
 one without the tests noticing.
 
@@ -20,27 +21,8 @@ from collections.abc import Iterator
 from dataclasses import fields
 from typing import Any
 
-from .rules import (
-    CHRONOLOGIES,
-    COMPARISONS,
-    DECLARATION_TIMINGS,
-    FALLEN_IMPERIALES,
-    POINT_TIES,
-    PRESET_NAMES,
-    TRICK_SCORINGS,
-    Rules,
-    RulesError,
-    make_rules,
-)
+from .rules import CHOICES, PRESET_NAMES, Rules, RulesError, make_rules
 
-CHOICES: dict[str, tuple[str, ...]] = {
-    "chronology": CHRONOLOGIES,
-    "declaration_timing": DECLARATION_TIMINGS,
-    "comparison": COMPARISONS,
-    "fallen_imperiale": FALLEN_IMPERIALES,
-    "point_tie": POINT_TIES,
-    "trick_scoring": TRICK_SCORINGS,
-}
 #: Fields that are not varied: the preset is the starting point, not a field to change.
 NOT_VARIED = ("preset",)
 #: Several fields at once, on top of the single changes (where the preset allows them).
@@ -70,7 +52,8 @@ def field_values(name: str, default: Any) -> list[Any]:
         return sorted({0, 1, 2, default, 2 * default, 24})
     if isinstance(default, tuple):
         return [[], [default[0]] if default else ["A"], list(default)]
-    raise TypeError(f"rule_variants does not know how to vary rules field {name!r} = {default!r}: add it to CHOICES")
+    raise TypeError(f"rule_variants does not know how to vary rules field {name!r} = {default!r}: "
+                    "add it to CHOICES (imperiale_env.rules)")
 
 
 def rule_variants(presets: tuple[str, ...] = PRESET_NAMES) -> Iterator[tuple[str, Rules]]:
