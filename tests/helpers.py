@@ -205,3 +205,15 @@ def finish(game: Game, *tricks: str, **drive_kwargs: Any) -> Game:
     """Answer the declarations (``drive_kwargs``), play the ``tricks`` written, then anything left."""
     play(game, *tricks, **drive_kwargs)
     return drive(game, **drive_kwargs)
+
+
+def json_paths(value: Any, prefix: tuple = ()):
+    """Every place in a JSON value, as the tuple of keys and list indices that leads there
+    (the empty tuple is the value itself): where the fuzz tests put a wrong value."""
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from json_paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from json_paths(v, (*prefix, i))

@@ -18,6 +18,7 @@ import sys
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from helpers import json_paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -87,22 +88,11 @@ _json = st.recursive(
 )
 
 
-def _paths(value, prefix=()):
-    """Every path into a JSON value (the record's keys and list indices)."""
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, (*prefix, i))
-
-
 @st.composite
 def malformed_records(draw, base):
     record = copy.deepcopy(base)
     for _ in range(draw(st.integers(1, 3))):
-        paths = [p for p in _paths(record) if p]
+        paths = [p for p in json_paths(record) if p]
         if not paths:
             break
         path = draw(st.sampled_from(paths))

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import json_paths
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -285,17 +286,6 @@ _JSON = st.recursive(
 )
 
 
-def _paths(value, prefix=()):
-    """Every place in a JSON value: a tuple of keys and indices."""
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, (*prefix, i))
-
-
 @settings(max_examples=200, deadline=None)
 @given(pick=st.integers(0, 10**6), value=_JSON)
 def test_any_value_anywhere_in_a_record_ends_in_a_replay_or_a_record_error(pick, value):
@@ -306,7 +296,7 @@ def test_any_value_anywhere_in_a_record_ends_in_a_replay_or_a_record_error(pick,
     if _RECORD is None:
         _RECORD = finished_record(seed=8)
     record = json.loads(json.dumps(_RECORD))
-    paths = list(_paths(record))[1:]
+    paths = list(json_paths(record))[1:]
     *parents, last = paths[pick % len(paths)]
     holder = record
     for key in parents:
