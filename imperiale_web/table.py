@@ -1,7 +1,7 @@
 """A game between a person and bots, kept by the server, and the views the page draws.
 
 The server holds the whole game (a :class:`~imperiale_env.twin.Twin`: the reference engine
-and its batched copy).  :meth:`Table.view` is what the person may see: his own hand, the
+and the acting player's observation of it).  :meth:`Table.view` is what the person may see: his own hand, the
 cards on the table, what was shown or won, the score; never a bot's hand.  The bots act from
 their observation only (``Twin.observe``), as in tournaments.
 """
