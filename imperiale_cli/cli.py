@@ -303,26 +303,23 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
     """``imperiale analyse``: every input is checked before the (long) analysis starts."""
     from agents.analysis import MAX_SAMPLES, analyse_record, report_text
     from imperiale_env.inputs import InputError, input_file, output_file, seed
-    from imperiale_env.records import RecordError, load_records
+    from imperiale_env.records import load_records
 
+    # A bad input raises InputError or RecordError, which main() reports (exit 2).
+    path = input_file(args.record, "record file")
+    if not 1 <= args.samples <= MAX_SAMPLES:
+        raise InputError(f"--samples must be from 1 to {MAX_SAMPLES}, got {args.samples}")
+    if args.horizon is not None and not 1 <= args.horizon <= 12:
+        raise InputError(f"--horizon must be from 1 to 12 tricks, got {args.horizon}")
+    seed(args.seed, "--seed")
+    out = output_file(args.out, "--out file", may_exist=False) if args.out else None
     try:
-        path = input_file(args.record, "record file")
-        if not 1 <= args.samples <= MAX_SAMPLES:
-            raise InputError(f"--samples must be from 1 to {MAX_SAMPLES}, got {args.samples}")
-        if args.horizon is not None and not 1 <= args.horizon <= 12:
-            raise InputError(f"--horizon must be from 1 to 12 tricks, got {args.horizon}")
-        seed(args.seed, "--seed")
-        out = output_file(args.out, "--out file", may_exist=False) if args.out else None
         records = load_records(path)
-        if len(records) != 1:
-            raise InputError(f"{path} holds {len(records)} records; analyse takes a file with one record")
-        analysis = analyse_record(records[0], samples=args.samples, seed=args.seed, horizon=args.horizon)
-    except (InputError, RecordError) as exc:
-        _error("analyse", str(exc))
-        return 2
     except OSError as exc:
-        _error("analyse", f"cannot read {args.record}: {exc.strerror or exc}")
-        return 2
+        raise InputError(f"cannot read {args.record}: {exc.strerror or exc}") from None
+    if len(records) != 1:
+        raise InputError(f"{path} holds {len(records)} records; analyse takes a file with one record")
+    analysis = analyse_record(records[0], samples=args.samples, seed=args.seed, horizon=args.horizon)
     print(report_text(analysis))
     if out is not None:
         out.write_text(json.dumps(analysis, indent=1) + "\n", encoding="utf-8")
