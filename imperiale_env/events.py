@@ -1,6 +1,6 @@
 """The score events: every kind once, with its unit (its words: :mod:`imperiale_env.narrate`).
 
-Both engines log a score event each time a score changes (RECORDS.md).  The reference
+Both engines log a score event each time a score changes (docs/records.md).  The reference
 engine writes a dict ``{"event": kind, "player": p, <amount key>: n, ...}``; the batched
 engine writes a row ``(game, deal, code, player, amount)`` where ``code`` indexes
 :data:`EVENT_KINDS`.  Records, the narrator, the tournament's deal accounting and the

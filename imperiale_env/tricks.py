@@ -7,7 +7,7 @@ game); :func:`legal_cards_one` is the legality rule on Python ints, for scalar P
 engine (:mod:`game`) keeps its own readable version: it is the oracle these are tested
 against (the differential check, and ``tests/test_tricks.py`` for the two forms here).
 
-:func:`trick_points` is the after-play trick score of RULES.md section 4 step 6.
+:func:`trick_points` is the after-play trick score of docs/rules.md section 4 step 6.
 """
 
 from __future__ import annotations

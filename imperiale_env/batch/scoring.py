@@ -1,4 +1,4 @@
-"""Scoring in the batched engine: award and gain (RULES.md section 3), the event log, and the
+"""Scoring in the batched engine: award and gain (docs/rules.md section 3), the event log, and the
 automatic stages that score a deal.
 
 Every function takes the engine ``g`` and the games ``idx`` it applies to (with one player
@@ -41,7 +41,7 @@ def alive(g: BatchGame, idx: np.ndarray, *arrays: np.ndarray):
 
 def award(g: BatchGame, idx: np.ndarray, p: np.ndarray, n: np.ndarray | int, kind: str, *,
           protect: bool = False) -> None:
-    """award(p, n) of RULES.md section 3, for the games ``idx`` (each with its player);
+    """award(p, n) of docs/rules.md section 3, for the games ``idx`` (each with its player);
     ``protect``: the impériales it makes spare the turned honour (see :func:`gain`)."""
     if not len(idx):
         return

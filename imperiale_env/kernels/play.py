@@ -1,4 +1,4 @@
-"""The play rules on bitmasks, compiled (RULES.md section 4 step 5): legal cards, the card that
+"""The play rules on bitmasks, compiled (docs/rules.md section 4 step 5): legal cards, the card that
 wins a trick, the honours a trick captures.
 
 The same logic as :meth:`imperiale_env.game.Game.legal_plays` (the oracle), written once for
