@@ -2,10 +2,26 @@
 used by the environments, tournaments and interactive play.
 
 - :mod:`agents.base`: the :class:`~agents.base.Agent` protocol (batched ``act(obs, mask, rng)``)
-  and :func:`~agents.base.make_agent` (``random``, ``heuristic``, ``pimc[:N[:K]]``, ``neural:PATH``);
+  and :func:`~agents.base.make_agent` (``random``, ``heuristic``, ``pimc[:N[:K]]``, ``neural:PATH``,
+  ``champion``);
+- :mod:`agents.champions`: the trained policies shipped in the package, one per preset that has
+  one (:func:`champion`);
 - :mod:`agents.random_agent`, :mod:`agents.heuristic`: the baselines;
 - :mod:`agents.solver`, :mod:`agents.pimc`: the exact play-out solver and Perfect Information
   Monte Carlo over sampled deals;
 - :mod:`agents.view`: decoding the observation vector;
 - :mod:`agents.tournament`: duplicate round robins (``imperiale eval``).
 """
+
+
+def champion(rules=None):
+    """The shipped champion of ``rules`` (a preset name, :class:`~imperiale_env.rules.Rules` or
+    dict; default ``academie``): ``make_agent("champion", rules)``, a greedy trained policy.
+    A preset without a champion raises :class:`~agents.base.AgentError` naming those with one.
+    Needs torch.  It is also the opponent to give the single-agent environment::
+
+        env = gymnasium.make("Imperiale-v0", rules="academie", opponent=agents.champion("academie"))
+    """
+    from .base import make_agent
+
+    return make_agent("champion", rules)

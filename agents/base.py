@@ -16,6 +16,7 @@ Specs understood by :func:`make_agent`:
 ``pimc:N``    the same with ``N`` sampled deals per decision
 ``pimc:N:K``  ``N`` samples, searching only the last ``K`` tricks of a deal (heuristic before)
 ``neural:P``  a trained policy loaded from checkpoint ``P`` (needs torch and ``train``)
+``champion``  the policy shipped for the rules played (:mod:`agents.champions`; needs torch)
 ``human``     a person at the terminal (:mod:`agents.human`)
 ============  ==============================================================
 """
@@ -46,8 +47,8 @@ class AgentError(ValueError):
     """An agent spec that cannot be built; the message says what is allowed."""
 
 
-AGENT_KINDS = ("random", "heuristic", "pimc", "neural", "human")
-AGENT_FORMS = "random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH, human"
+AGENT_KINDS = ("random", "heuristic", "pimc", "neural", "champion", "human")
+AGENT_FORMS = "random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH, champion, human"
 """Every spec :func:`make_agent` builds, as the error messages list them."""
 MAX_SAMPLES = 10_000
 """Most ``pimc:N`` samples: each is a double-dummy search of every card, so more would make a
@@ -85,7 +86,7 @@ def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: i
     kind, colon, arg = spec.strip().partition(":")
     if kind not in AGENT_KINDS:
         raise AgentError(f"unknown agent {spec!r} (allowed: {AGENT_FORMS})")
-    if colon and kind in ("random", "heuristic", "human"):
+    if colon and kind in ("random", "heuristic", "champion", "human"):
         raise AgentError(f"the {kind} agent takes no ':' suffix, got {spec!r} (allowed: {AGENT_FORMS})")
     if kind == "random":
         from .random_agent import RandomAgent
@@ -104,6 +105,8 @@ def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: i
 
         samples, horizon = (DEFAULT_SAMPLES, 12) if not colon else _pimc_numbers(arg, spec)
         return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon)
+    if kind == "champion":
+        return _make_champion(rules, spec)
     if not arg.strip():
         raise AgentError(f"neural:PATH needs the path of a checkpoint, e.g. neural:runs/latest/checkpoint.pt, "
                          f"got {spec!r}")
@@ -147,3 +150,21 @@ def _make_neural(path: str, rules: Rules, spec: str) -> Agent:
         raise AgentError(f"{spec}: {exc}") from None
     except (OSError, RuntimeError, ValueError, KeyError, TypeError, EOFError) as exc:
         raise AgentError(f"{spec}: cannot load the checkpoint: {exc}") from None
+
+
+def _make_champion(rules: Rules, spec: str) -> Agent:
+    """The champion shipped for the preset of ``rules`` (:mod:`agents.champions`), loaded as a
+    neural policy; a preset without one is an :class:`AgentError` naming those that have one."""
+    from .champions import champion_path, champion_presets
+
+    path = champion_path(rules.preset)
+    if path is None:
+        have = ", ".join(champion_presets()) or "none"
+        raise AgentError(f"the rules preset {rules.preset!r} has no champion (presets with one: {have}); "
+                         f"play the rules of one of those, or another agent (allowed: {AGENT_FORMS})")
+    agent = _make_neural(str(path), rules, spec)
+    trained = (agent.train_rules or {}).get("preset")
+    if trained != rules.preset:  # a file put under the wrong name: it would play rules it never learnt
+        raise AgentError(f"{spec}: {path} was trained under the {trained!r} rules, not {rules.preset!r}")
+    agent.name = "champion"
+    return agent

@@ -1,4 +1,5 @@
-"""A trained policy as an agent: ``NeuralAgent(path)`` loads a checkpoint written by ``imperiale train``.
+"""A trained policy as an agent: ``NeuralAgent(path)`` loads a checkpoint written by ``imperiale train``
+or a policy exported from one (``imperiale export``, the form of the shipped champions).
 
 The agent sees only the observation and the legal mask (the policy network; a ``perfect``
 critic's extra inputs are not used to act).  Batched: one forward pass per call, then the
@@ -42,19 +43,20 @@ class PolicyAgent:
 
 
 class NeuralAgent(PolicyAgent):
-    """The policy of checkpoint ``path`` (raises ``train.checkpoint.CheckpointError`` on a bad file).
+    """The policy of ``path``, a training checkpoint or an exported policy file (:mod:`train.export`);
+    raises ``train.checkpoint.CheckpointError`` on a bad file.
 
     ``rules``: the rules it will play (optional); ``self.train_rules`` holds the rules record it
-    was trained under.
+    was trained under, ``self.provenance`` how it was trained (seed, iteration, ...).
     """
 
-    def __init__(self, path, greedy: bool = True, device: str = "cpu", rules=None):
-        from train.checkpoint import build_model, load_checkpoint
+    def __init__(self, path, greedy: bool = True, device: str = "cpu", rules=None, name: str | None = None):
+        from train.export import load_policy
 
-        data = load_checkpoint(path, map_location=device)
-        model, cfg = build_model(data)
-        self.config = cfg
-        self.train_rules = data.get("rules")
-        self.iteration = int(data["iteration"])
+        loaded = load_policy(path, map_location=device)
+        self.config = loaded.config
+        self.train_rules = loaded.rules
+        self.provenance = loaded.provenance
+        self.iteration = int(loaded.provenance["iteration"])
         self.play_rules = rules
-        super().__init__(model.actor.to(device), greedy=greedy, device=device, name=f"neural:{path}")
+        super().__init__(loaded.actor.to(device), greedy=greedy, device=device, name=name or f"neural:{path}")

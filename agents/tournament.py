@@ -23,7 +23,10 @@ seed groups, normal approximation of the cluster mean; the Wilson interval treat
 game as independent is given too), the mean impériale margin per deal with its interval,
 and per agent the mean decision time.  A Bradley-Terry model fitted on every game (MM
 algorithm, a half draw per pairing as a prior so that a clean sweep stays finite) gives Elo
-ratings (``400 log10`` of the strengths, the first agent at 0).  :func:`write_outputs`
+ratings (``400 log10`` of the strengths, the first agent at 0), each with a 95 % interval from
+a bootstrap over seed groups (every match's groups drawn again with replacement, the model
+fitted again; percentiles of :data:`RATING_RESAMPLES` fits), which keeps the pairing of the
+duplicate games: a rating ladder (docs/ladder.md) is one tournament of every agent.  :func:`write_outputs`
 writes ``results.json``, ``results.md`` and, when matplotlib is importable, ``matrix.png``.
 
 Deterministic for a seed: the seeds of the games, the agents' random generators (one per
@@ -56,6 +59,9 @@ from imperiale_env.shuffle import batch_seeds
 from .base import Agent, check_workers, make_agent, reset_agent
 
 Z95 = 1.959963984540054
+RATING_RESAMPLES = 1000
+"""Bootstrap resamples of the seed groups behind each rating interval (all fitted at once, in
+well under a second for a ladder of ten agents)."""
 MIN_GROUPS = 2
 """Fewest seed groups per lineup: the paired intervals are computed over groups, and one group
 gives no spread (the interval would be undefined)."""
@@ -109,24 +115,53 @@ def cluster_ratio(num: np.ndarray, den: np.ndarray, z: float = Z95) -> tuple[flo
 def bradley_terry(wins: np.ndarray, prior: float = 0.5, iters: int = 10000, tol: float = 1e-10) -> np.ndarray:
     """Strengths from a matrix ``wins[i, j]`` (games i won against j, draws counted half),
     by the MM algorithm of Hunter (2004); ``prior`` pseudo-draws are added to every pair
-    that met, so that an unbeaten agent keeps a finite strength.  Geometric mean 1."""
+    that met, so that an unbeaten agent keeps a finite strength.  Geometric mean 1.
+    ``wins`` may carry leading batch dimensions (``(..., m, m)``): the fits of a bootstrap
+    run together."""
     w = np.asarray(wins, dtype=np.float64).copy()
-    m = len(w)
-    met = (w + w.T) > 0
+    met = (w + np.swapaxes(w, -1, -2)) > 0
     w = w + prior * met
-    games = w + w.T
-    total = w.sum(axis=1)
-    p = np.ones(m)
+    games = w + np.swapaxes(w, -1, -2)
+    total = w.sum(axis=-1)
+    p = np.ones(w.shape[:-1])
     for _ in range(iters):
-        denom = (games / (p[:, None] + p[None, :])).sum(axis=1)
+        denom = (games / (p[..., :, None] + p[..., None, :])).sum(axis=-1)
         new = np.where(denom > 0, total / np.where(denom > 0, denom, 1), p)
         new = np.where(new > 0, new, 1e-12)
-        new /= np.exp(np.log(new).mean())
+        new /= np.exp(np.log(new).mean(axis=-1, keepdims=True))
         if np.max(np.abs(new - p)) < tol:
             p = new
             break
         p = new
     return p
+
+
+def elo_ratings(wins: np.ndarray) -> np.ndarray:
+    """Elo ratings (``400 log10`` of the Bradley-Terry strengths), the first agent at 0."""
+    elo = 400 * np.log10(bradley_terry(wins))
+    return elo - elo[..., :1]
+
+
+def elo_intervals(pairs: Sequence[PairStats], num_agents: int, seed: int,
+                  resamples: int = RATING_RESAMPLES) -> np.ndarray:
+    """``(num_agents, 2)``: the 95 % percentile interval of each Elo rating over ``resamples``
+    bootstrap tournaments.  In each, every match's seed groups are drawn with replacement (the
+    same draw for all the pairs of a three-player lineup, which share their games), so that a
+    group's duplicate games stay together, as in the paired intervals."""
+    rng = np.random.default_rng([seed, 0xB007])
+    wins = np.zeros((resamples, num_agents, num_agents))
+    by_match: dict[int, list[PairStats]] = {}
+    for p in pairs:
+        by_match.setdefault(p.match, []).append(p)
+    for k in sorted(by_match):
+        groups = len(by_match[k][0].group_score)
+        draw = rng.integers(groups, size=(resamples, groups))
+        for p in by_match[k]:
+            score, games = p.group_score[draw].sum(axis=1), p.group_games[draw].sum(axis=1)
+            wins[:, p.a, p.b] += score
+            wins[:, p.b, p.a] += games - score
+    elo = elo_ratings(wins)
+    return np.stack([np.percentile(elo, 2.5, axis=0), np.percentile(elo, 97.5, axis=0)], axis=1)
 
 
 # ---------------------------------------------------------------------- playing
@@ -271,6 +306,9 @@ class PairStats:
     margin_per_deal: float = 0.0
     margin_ci: tuple[float, float] = (float("nan"), float("nan"))
     extra: dict[str, Any] = field(default_factory=dict)
+    match: int = 0  # the match (lineup) the games come from
+    group_score: np.ndarray = field(default_factory=lambda: np.zeros(0))  # a's game score per seed group
+    group_games: np.ndarray = field(default_factory=lambda: np.zeros(0))  # games per seed group
 
     @property
     def game_rate(self) -> float:
@@ -281,8 +319,8 @@ class PairStats:
         return self.deal_score / self.deals if self.deals else float("nan")
 
 
-def pair_stats(log: MatchLog, a: int, b: int, single_deal: bool) -> PairStats:
-    """Agent ``a`` against agent ``b`` over the games of one match (both must sit in it)."""
+def pair_stats(log: MatchLog, a: int, b: int, single_deal: bool, match: int = 0) -> PairStats:
+    """Agent ``a`` against agent ``b`` over the games of match number ``match`` (both must sit in it)."""
     n = len(log.seat_agent)
     seat_agent = log.seat_agent
     # Game outcomes from a's point of view.
@@ -307,7 +345,7 @@ def pair_stats(log: MatchLog, a: int, b: int, single_deal: bool) -> PairStats:
     groups = int(log.group.max()) + 1
     by = np.zeros((groups, 5))
     np.add.at(by, log.group, np.stack([g_score, np.ones(n), d_score.sum(1), played.sum(1), margin.sum(1)], axis=1))
-    st = PairStats(a=a, b=b, games=n, groups=groups)
+    st = PairStats(a=a, b=b, games=n, groups=groups, match=match, group_score=by[:, 0], group_games=by[:, 1])
     st.game_score = float(g_score.sum())
     _, lo, hi = cluster_ratio(by[:, 0], by[:, 1])
     st.game_ci_paired = (max(lo, 0.0), min(hi, 1.0))
@@ -370,6 +408,7 @@ class TournamentResult:
     pairs: list[PairStats]
     timings: dict[int, AgentTiming]
     elo: np.ndarray
+    elo_ci: np.ndarray  # (agents, 2): 95 % bootstrap interval of each rating
     wins: np.ndarray  # wins[i, j]: games i won against j (draws half)
     seconds: float
     matches_planned: int = 0  # lineups of the round robin; ``len(logs)`` of them were played
@@ -413,7 +452,8 @@ class TournamentResult:
                 for p in self.pairs
             ],
             "ratings": [
-                {"agent": self.names[i], "elo": rnd(self.elo[i])} for i in np.argsort(-self.elo, kind="stable")
+                {"agent": self.names[i], "elo": rnd(self.elo[i]), "elo_ci95": [rnd(x) for x in self.elo_ci[i]]}
+                for i in np.argsort(-self.elo, kind="stable")
             ],
             "decision_time_ms": {
                 self.names[a]: {"ms_per_decision": rnd(t.ms_per_decision), "decisions": t.decisions, "calls": t.calls}
@@ -466,16 +506,20 @@ class TournamentResult:
                 f"| {ci(p.game_ci_wilson)} | {p.deals} | {pct(p.deal_rate)} | {ci(p.deal_ci_paired)} "
                 f"| {num(p.margin_per_deal)} | {ci(p.margin_ci, num)} |"
             )
-        lines += ["", "| agent | Elo (Bradley-Terry) | ms / decision | decisions |", "|---|---:|---:|---:|"]
+        lines += ["", "| agent | Elo (Bradley-Terry) | 95% CI | ms / decision | decisions |",
+                  "|---|---:|---|---:|---:|"]
         for i in np.argsort(-self.elo, kind="stable"):
             t = self.timings.get(int(i), AgentTiming())
-            lines.append(f"| {self.names[i]} | {self.elo[i]:.0f} | {t.ms_per_decision:.3f} | {t.decisions} |")
+            lo, hi = self.elo_ci[i]
+            lines.append(f"| {self.names[i]} | {self.elo[i]:.0f} | [{lo:.0f}, {hi:.0f}] | {t.ms_per_decision:.3f} "
+                         f"| {t.decisions} |")
         lines += [
             "",
             "Win % are A's (undecided games and tied deals count half).  Paired intervals treat each seed group "
             "(the same deals with the seats rotated) as one unit.  Elo: 400 log10 of Bradley-Terry strengths "
-            f"fitted on all games, {self.names[0]} = 0.  Decision time is amortised over the batch of games "
-            "the agent is asked about at once.",
+            f"fitted on all games, {self.names[0]} = 0; its 95% CI is the bootstrap over seed groups "
+            f"({RATING_RESAMPLES} resamples), relative to {self.names[0]}.  Decision time is amortised over the "
+            "batch of games the agent is asked about at once.",
             "",
         ]
         return "\n".join(lines)
@@ -558,17 +602,15 @@ def _play_round_robin(plan: MatchPlan, runner: MatchRunner, *, progress: bool,
     logs, pairs = [played[k] for k in sorted(played)], []
     m = len(names)
     wins = np.zeros((m, m))
-    for log in logs:
+    for k, log in zip(sorted(played), logs, strict=True):
         for a, b in itertools.combinations(sorted(set(log.lineup)), 2):
-            st = pair_stats(log, a, b, single_deal)
+            st = pair_stats(log, a, b, single_deal, match=k)
             pairs.append(st)
             wins[a, b] += st.game_score
             wins[b, a] += st.games - st.game_score
-    strength = bradley_terry(wins)
-    elo = 400 * np.log10(strength)
-    elo -= elo[0]
     return TournamentResult(rules=rules, names=names, seed=seed, groups=groups, single_deal=single_deal,
-                            logs=logs, pairs=pairs, timings=timings, elo=elo, wins=wins,
+                            logs=logs, pairs=pairs, timings=timings, elo=elo_ratings(wins),
+                            elo_ci=elo_intervals(pairs, m, seed), wins=wins,
                             seconds=time.perf_counter() - t0, matches_planned=len(ups), partial=partial)
 
 

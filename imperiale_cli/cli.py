@@ -5,7 +5,9 @@ Subcommands:
 - ``replay FILE``: replay a game record (``.json`` or ``.jsonl``, see docs/records.md) and print
   its score events as JSON;
 - ``bench``: throughput of every engine;
-- ``train``, ``eval``, ``play``: self-play training, agent tournaments and interactive play.
+- ``train``, ``eval``, ``play``: self-play training, agent tournaments and interactive play;
+- ``export``: the policy of a training checkpoint as a small file to ship or share (the form of
+  the champions in ``agents/champions/``).
 
 Every option is checked before any work starts (a range is named in the error), and every
 command ends in its result or in one line on stderr: exit status 2 for an input that cannot be
@@ -289,6 +291,22 @@ def _train_summary(result: dict) -> str:
     return "\n".join(lines)
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    """``imperiale export CHECKPOINT OUT``: a bad input raises InputError or CheckpointError (exit 2)."""
+    try:
+        from train.export import export_policy, load_policy
+    except ModuleNotFoundError as exc:
+        _error("export", f"exporting a policy needs torch and the train package ({exc}); pip install -e '.[train]'")
+        return 1
+    out = export_policy(args.checkpoint, args.out)
+    made = load_policy(out).provenance
+    seconds = "unknown" if made["train_seconds"] is None else f"{made['train_seconds']:.0f} s"
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB): the policy of iteration {made['iteration']} of "
+          f"{args.checkpoint} (seed {made['seed']}, training time {seconds})\n"
+          f"play it: {PROG} play --opponent neural:{shlex.quote(str(out))}")
+    return 0
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     from imperiale_env.rules import make_rules
 
@@ -392,7 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = add("eval", "play a duplicate round-robin tournament between agents", _cmd_eval)
     evaluate.add_argument(
         "--agents", default="random,heuristic", metavar="A,B,...",
-        help="comma-separated agent specs: random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH "
+        help="comma-separated agent specs: random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH, champion "
         "(default random,heuristic)",
     )
     groups = _count(MIN_GROUPS, MAX_GROUPS, "the number of duplicate seed groups")
@@ -423,7 +441,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = add("play", "play a whole game against a bot in the terminal", _cmd_play)
     play.add_argument(
         "--opponent", default="heuristic", metavar="AGENT",
-        help="the bot, in every other seat: heuristic (default), random, pimc, pimc:N, neural:PATH",
+        help="the bot, in every other seat: heuristic (default), random, pimc, pimc:N, neural:PATH, champion "
+        "(the trained policy shipped for the rules)",
     )
     play.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset (default academie)")
     play.add_argument("--seed", type=_seed, metavar="S",
@@ -431,6 +450,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, default=0, metavar="N", help="your seat, 0 .. players-1 (default 0)")
     play.add_argument("--save", metavar="FILE",
                       help="write the game record to FILE: a new .json file, or a .jsonl file to append to")
+
+    export = add("export", "write the policy of a training checkpoint to a new, small file (no optimiser or game "
+                 "state; the rules and how it was trained kept)", _cmd_export)
+    export.add_argument("checkpoint", metavar="CHECKPOINT", help="a training checkpoint (RUN_DIR/checkpoint.pt)")
+    export.add_argument("out", metavar="OUT", help="the policy file to write (a new file: nothing is overwritten)")
 
     analyse = add("analyse", "value every decision of a record (open-hand solver and pimc) and mark the losses",
                   _cmd_analyse)

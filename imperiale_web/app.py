@@ -99,8 +99,8 @@ def create_app(records: str | os.PathLike[str] | None = None) -> Flask:
     def options():
         from agents.base import AGENT_KINDS
 
-        examples = ["heuristic", "random", "pimc:8", "pimc:16:6", "neural:PATH"]
-        examples += [k for k in AGENT_KINDS if k not in ("heuristic", "random", "pimc", "neural", "human")]
+        examples = ["heuristic", "random", "champion", "pimc:8", "pimc:16:6", "neural:PATH"]
+        examples += [k for k in AGENT_KINDS if k not in ("heuristic", "random", "champion", "pimc", "neural", "human")]
         return jsonify(presets=list(PRESET_NAMES), agents=examples, records=folder is not None)
 
     @app.post("/api/games")

@@ -73,29 +73,45 @@ def _umask() -> int:
     return mask
 
 
-def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict[str, Any]:
-    """The checkpoint dict; :class:`CheckpointError` if missing, corrupt or incompatible."""
+def read_file(path: str | Path, map_location: str | torch.device = "cpu") -> Any:
+    """What ``torch.load(weights_only=True)`` reads from ``path`` (no code runs); :class:`CheckpointError`
+    if the file is missing or cannot be read that way."""
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}")
     try:
-        data = torch.load(path, map_location=map_location, weights_only=True)
+        return torch.load(path, map_location=map_location, weights_only=True)
     except Exception as exc:  # torch raises many kinds (pickle, zip, runtime) on a damaged file
         raise CheckpointError(f"{path} is corrupt or not a training checkpoint ({type(exc).__name__}: {exc})") from None
+
+
+def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict[str, Any]:
+    """The checkpoint dict; :class:`CheckpointError` if missing, corrupt or incompatible."""
+    return check_checkpoint(read_file(path, map_location), path)
+
+
+def check_checkpoint(data: Any, path: str | Path) -> dict[str, Any]:
+    """``data`` (read from ``path``) if it is a checkpoint this code reads, else :class:`CheckpointError`."""
+    path = Path(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not an {FORMAT} checkpoint (no '{FORMAT}' format header)")
     if data.get("version") not in READABLE:
         raise CheckpointError(f"{path} has checkpoint version {data.get('version')!r}; this code reads "
                               f"{', '.join(map(str, READABLE))}")
+    check_shape(data, path)
+    missing = [k for k in REQUIRED if k not in data]
+    if missing:
+        raise CheckpointError(f"{path} lacks {', '.join(missing)}")
+    return data
+
+
+def check_shape(data: dict[str, Any], path: str | Path) -> None:
+    """A file's networks must take this engine's observations and give its actions."""
     if data.get("obs_size") != OBS_SIZE or data.get("num_actions") != NUM_ACTIONS:
         raise CheckpointError(
             f"{path} was trained for observations of {data.get('obs_size')} and {data.get('num_actions')} actions; "
             f"this engine has {OBS_SIZE} and {NUM_ACTIONS}"
         )
-    missing = [k for k in REQUIRED if k not in data]
-    if missing:
-        raise CheckpointError(f"{path} lacks {', '.join(missing)}")
-    return data
 
 
 def build_model(data: dict[str, Any]):

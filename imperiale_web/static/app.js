@@ -364,6 +364,7 @@ async function init() {
   });
   const options = await api("GET", "/api/options");
   for (const p of options.presets) $("preset").append(el("option", { value: p }, p));
+  for (const a of options.agents) $("opponents").append(el("option", { value: a }));
   if (options.records) {
     $("folder-label").hidden = false;
     const list = await api("GET", "/api/records");
