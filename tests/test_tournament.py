@@ -9,8 +9,11 @@ import pytest
 
 from agents.heuristic import HeuristicAgent
 from agents.tournament import (
+    PairStats,
     bradley_terry,
     cluster_ratio,
+    elo_intervals,
+    elo_ratings,
     lineups,
     play_match,
     run_tournament,
@@ -117,6 +120,33 @@ def test_statistics():
     assert np.isfinite(bradley_terry(np.array([[0, 10.0], [0, 0]]))).all()
 
 
+def test_rating_intervals_bootstrap_the_seed_groups():
+    # Batched fits (the bootstrap's) give what one fit at a time gives.
+    rng = np.random.default_rng(0)
+    stack = rng.integers(0, 20, size=(5, 4, 4)).astype(float)
+    stack[:, np.arange(4), np.arange(4)] = 0
+    assert bradley_terry(stack) == pytest.approx(np.stack([bradley_terry(w) for w in stack]), rel=1e-8)
+    # Agent 1 beats agent 0 in 70 of 100 games (50 groups of 2), agent 2 beats both about evenly.
+    score = np.repeat([0.0, 1.0, 0.5], [10, 20, 20])  # agent 0's score per group, 2 games each
+    pairs = [PairStats(a=0, b=1, match=0, group_score=score, group_games=np.full(50, 2.0)),
+             PairStats(a=0, b=2, match=1, group_score=rng.permutation(score), group_games=np.full(50, 2.0)),
+             PairStats(a=1, b=2, match=2, group_score=np.full(50, 1.0), group_games=np.full(50, 2.0))]
+    wins = np.zeros((3, 3))
+    for p in pairs:
+        wins[p.a, p.b] += p.group_score.sum()
+        wins[p.b, p.a] += p.group_games.sum() - p.group_score.sum()
+    elo = elo_ratings(wins)
+    ci = elo_intervals(pairs, 3, seed=4)
+    assert ci[0].tolist() == [0.0, 0.0]  # the anchor
+    assert (ci[1:, 0] < elo[1:]).all() and (elo[1:] < ci[1:, 1]).all()
+    assert 20 < ci[1, 1] - ci[1, 0] < 300  # tens of Elo from 100 games a pairing, not a point, not the whole line
+    assert (elo_intervals(pairs, 3, seed=4) == ci).all()  # deterministic for the tournament seed
+    # Twice the groups, the same rates: narrower intervals.
+    twice = [PairStats(a=p.a, b=p.b, match=p.match, group_score=np.tile(p.group_score, 2),
+                       group_games=np.tile(p.group_games, 2)) for p in pairs]
+    assert (np.diff(elo_intervals(twice, 3, seed=4)[1:], axis=1) < np.diff(ci[1:], axis=1)).all()
+
+
 def test_outputs_and_cli(tmp_path, capsys):
     result = run_tournament(["random", "heuristic"], "academie", groups=5, seed=1, single_deal=True)
     paths = write_outputs(result, tmp_path / "a")
@@ -130,6 +160,10 @@ def test_outputs_and_cli(tmp_path, capsys):
     assert data["mode"] == "whole_games" and data["target_imperiales"] == 2
     assert data["pairings"][0]["games"] == 6
     assert {r["agent"] for r in data["ratings"]} == {"random", "heuristic"}
+    for r in data["ratings"]:
+        low, high = r["elo_ci95"]
+        assert low <= r["elo"] <= high
+    assert "| agent | Elo (Bradley-Terry) | 95% CI | ms / decision | decisions |" in (out / "results.md").read_text()
     assert "Tournament" in capsys.readouterr().out
     assert main(["eval", "--agents", "random,heuristic", "--games", "2", "--deals", "2"]) == 2
     assert main(["eval", "--agents", "random,nobody", "--games", "2", "--no-progress"]) == 2

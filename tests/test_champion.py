@@ -1,0 +1,279 @@
+"""The shipped champion through every entry point, and ``imperiale export``, which makes such files."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import agents  # noqa: E402
+import agents.champions as champions  # noqa: E402
+from agents.base import AgentError, make_agent  # noqa: E402
+from agents.tournament import run_tournament  # noqa: E402
+from imperiale_cli.cli import main  # noqa: E402
+from imperiale_env.batch import BatchGame  # noqa: E402
+from imperiale_env.inputs import InputError  # noqa: E402
+from imperiale_env.records import game_from_record, load_records  # noqa: E402
+from imperiale_env.rules import PRESET_NAMES  # noqa: E402
+from train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
+from train.export import FORMAT, export_policy, load_policy, train_seconds  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = champions.champion_presets()
+MAX_BYTES = 5_000_000
+"""A shipped champion is a few MB at most: it travels inside the package."""
+
+
+def test_the_default_preset_has_a_small_champion_file_that_loads_without_pickle():
+    assert "academie" in SHIPPED
+    for preset in SHIPPED:
+        path = champions.champion_path(preset)
+        assert path.stat().st_size < MAX_BYTES
+        data = torch.load(path, weights_only=True)  # plain tensors and values: no code runs
+        assert data["format"] == FORMAT and data["rules"]["preset"] == preset
+        made = data["provenance"]
+        assert made["iteration"] > 0 and made["global_step"] > 0 and isinstance(made["seed"], int)
+        assert made["train_seconds"] > 0, "the training time of a shipped champion is known"
+        assert data["config"]["rules"] == preset and data["config"]["iterations"] >= made["iteration"]
+        assert "optimizer" not in data and "rollout" not in data and "pool" not in data
+
+
+def _play_batch(agent, preset: str, games: int = 16, decisions: int = 400) -> int:
+    """Let ``agent`` take every decision of ``games`` games; each action must be legal."""
+    bg = BatchGame(preset, games, auto_next_game=True)
+    bg.reset(11)
+    rng = np.random.default_rng(0)
+    for _ in range(decisions):
+        mask = bg.legal_action_mask()
+        actions = agent.act(bg.observe(), mask, rng)
+        assert mask[np.arange(games), actions].all()
+        bg.step(actions)
+    return decisions * games
+
+
+@pytest.mark.parametrize("preset", SHIPPED)
+def test_make_agent_and_the_python_api_build_the_same_greedy_policy(preset):
+    bot = make_agent("champion", preset)
+    assert bot.name == "champion" and bot.train_rules["preset"] == preset and bot.greedy
+    _play_batch(bot, preset)
+    again = agents.champion(preset)
+    bg = BatchGame(preset, 8)
+    bg.reset(5)
+    obs, mask = bg.observe(), bg.legal_action_mask()
+    assert (again.act(obs, mask, None) == bot.act(obs, mask, None)).all()
+
+
+@pytest.mark.parametrize("preset", SHIPPED)
+def test_whole_games_through_the_tournament_and_the_eval_command(preset, capsys):
+    # The tournament checks every action against the legal mask: a finished one played legally.
+    result = run_tournament(["champion", "random"], preset, groups=2, seed=3)
+    assert result.names[0] == "champion" and sum(p.games for p in result.pairs) > 0
+    assert main(["eval", "--agents", "champion,heuristic", "--deals", "2", "--rules", preset, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "| champion | heuristic |" in out and "| champion |" in out.split("Elo (Bradley-Terry)")[1]
+
+
+@pytest.mark.parametrize("preset", SHIPPED)
+def test_the_play_command_against_the_champion(preset, monkeypatch, capsys, tmp_path):
+    answers = itertools.cycle(["1"])  # the first legal move, every time
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    record = tmp_path / "game.json"
+    assert main(["play", "--opponent", "champion", "--rules", preset, "--seed", "4", "--save", str(record)]) == 0
+    out = capsys.readouterr().out
+    assert "against champion" in out and ("wins the game" in out or "You win the game" in out)
+    assert game_from_record(load_records(record)[0]).is_over
+
+
+@pytest.mark.parametrize("preset", SHIPPED)
+def test_the_champion_as_the_gymnasium_opponent(preset):
+    import gymnasium
+
+    import imperiale_env  # noqa: F401  (registers Imperiale-v0)
+
+    env = gymnasium.make("Imperiale-v0", rules=preset, opponent=agents.champion(preset))
+    rng = np.random.default_rng(1)
+    for seed in (0, 1):
+        _, info = env.reset(seed=seed)
+        over = False
+        while not over:  # an illegal opponent action would raise inside step
+            legal = np.flatnonzero(info["action_mask"])
+            _, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+            over = terminated or truncated
+        assert reward != 0 and not info.get("illegal_action")
+
+
+@pytest.mark.parametrize("preset", SHIPPED)
+def test_a_whole_game_at_the_web_table(preset, tmp_path):
+    pytest.importorskip("flask")
+    from imperiale_web.app import create_app
+
+    client = create_app(tmp_path).test_client()
+    assert "champion" in client.get("/api/options").json["agents"]
+    answer = client.post("/api/games", json={"preset": preset, "opponent": "champion", "seed": 6})
+    assert answer.status_code == 201, answer.json
+    game_id, state = answer.json["id"], answer.json["state"]
+    for _ in range(5000):
+        if state["over"]:
+            break
+        answer = client.post(f"/api/games/{game_id}/move", json={"action": state["decision"]["legal"][0]})
+        assert answer.status_code == 200, answer.json
+        state = answer.json["state"]
+    assert state["over"] and state["opponent"] == "champion"
+
+
+# ---------------------------------------------------------------------- presets without a champion
+
+
+@pytest.fixture
+def only_academie(tmp_path, monkeypatch):
+    """A champions folder holding the academie champion only."""
+    shutil.copy(champions.champion_path("academie"), tmp_path / "academie.pt")
+    monkeypatch.setattr(champions, "CHAMPIONS_DIR", tmp_path)
+    return tmp_path
+
+
+def test_a_preset_without_a_champion_names_those_with_one(only_academie, capsys):
+    assert champions.champion_presets() == ("academie",)
+    for preset in set(PRESET_NAMES) - {"academie"}:
+        with pytest.raises(AgentError, match=f"'{preset}' has no champion \\(presets with one: academie\\)"):
+            make_agent("champion", preset)
+    assert main(["eval", "--agents", "champion,heuristic", "--rules", "foster", "--deals", "2", "--no-progress"]) == 2
+    assert main(["play", "--opponent", "champion", "--rules", "academie3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("has no champion (presets with one: academie)") == 2
+    (only_academie / "academie.pt").unlink()
+    with pytest.raises(AgentError, match="presets with one: none"):
+        make_agent("champion", "academie")
+
+
+def test_a_champion_file_under_another_presets_name_is_refused(only_academie):
+    shutil.copy(only_academie / "academie.pt", only_academie / "foster.pt")
+    with pytest.raises(AgentError, match="trained under the 'academie' rules, not 'foster'"):
+        make_agent("champion", "foster")
+
+
+@pytest.mark.parametrize("spec", ["champion:academie", "champion:", "champion:3"])
+def test_the_champion_spec_takes_no_suffix(spec):
+    with pytest.raises(AgentError, match="takes no ':' suffix.*champion"):
+        make_agent(spec)
+
+
+def test_the_wheel_ships_the_champions(tmp_path):
+    """``pip install .`` installs the champion files with the package (pyproject's package data)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    for package in ("imperiale_env", "agents", "train", "imperiale_cli", "imperiale_web"):
+        shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path / "dist"), str(src)], check=True, capture_output=True, timeout=600)
+    (wheel,) = (tmp_path / "dist").glob("imperiale-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {f"agents/champions/{p}.pt" for p in SHIPPED} <= names
+
+
+# ---------------------------------------------------------------------- imperiale export
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """A real (tiny) training run: its checkpoint and metrics."""
+    from train.config import make_config
+    from train.run import train
+
+    path = tmp_path_factory.mktemp("export") / "run"
+    train(make_config(None, {"num_envs": 16, "num_steps": 8, "hidden": (32,), "update_epochs": 1,
+                             "num_minibatches": 2, "eval_groups": 2, "eval_single_deal": True, "plot": False,
+                             "eval_every": 0, "progress": False, "tensorboard": False, "threads": 1,
+                             "iterations": 3, "seed": 7, "rules": "academie3", "run_dir": str(path)}))
+    return path
+
+
+def test_export_keeps_the_policy_and_how_it_was_made(run_dir, tmp_path, capsys):
+    ckpt = run_dir / "checkpoint.pt"
+    out = tmp_path / "policy.pt"
+    assert main(["export", str(ckpt), str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    assert out.stat().st_size < ckpt.stat().st_size / 3  # no optimiser, pool, game batch or critic
+    data = torch.load(out, weights_only=True)
+    source = load_checkpoint(ckpt)
+    assert data["config"] == source["config"] and data["rules"] == source["rules"]
+    made = data["provenance"]
+    assert (made["seed"], made["iteration"], made["global_step"]) == (7, 3, source["global_step"])
+    metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    batch = 16 * 8
+    expected = sum(batch / m["perf/steps_per_s"] + (m.get("perf/eval_s") or 0) for m in metrics)
+    assert made["train_seconds"] == pytest.approx(expected, abs=0.06)
+    # The exported policy plays exactly as the checkpoint's, as neural:PATH too.
+    exported, original = make_agent(f"neural:{out}", "academie3"), make_agent(f"neural:{ckpt}", "academie3")
+    assert exported.provenance["iteration"] == 3 and exported.train_rules["preset"] == "academie3"
+    bg = BatchGame("academie3", 64)
+    bg.reset(2)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        obs, mask = bg.observe(), bg.legal_action_mask()
+        actions = exported.act(obs, mask, rng)
+        assert (actions == original.act(obs, mask, rng)).all()
+        bg.step(actions)
+
+
+def test_export_refuses_bad_inputs_and_never_overwrites(run_dir, tmp_path, capsys):
+    ckpt = run_dir / "checkpoint.pt"
+    taken = tmp_path / "taken.pt"
+    taken.write_bytes(b"mine")
+    with pytest.raises(InputError, match="exists already; it is not overwritten"):
+        export_policy(ckpt, taken)
+    assert taken.read_bytes() == b"mine"
+    with pytest.raises(InputError, match="no such folder"):
+        export_policy(ckpt, tmp_path / "missing" / "p.pt")
+    with pytest.raises(InputError, match="no such checkpoint"):
+        export_policy(tmp_path / "nothing.pt", tmp_path / "p.pt")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="corrupt or not a training checkpoint"):
+        export_policy(junk, tmp_path / "p.pt")
+    export_policy(ckpt, tmp_path / "once.pt")
+    with pytest.raises(CheckpointError, match="already an exported policy"):
+        export_policy(tmp_path / "once.pt", tmp_path / "twice.pt")
+    assert not (tmp_path / "p.pt").exists() and not (tmp_path / "twice.pt").exists()
+    assert main(["export", str(ckpt), str(taken)]) == 2
+    assert main(["export", str(junk), str(tmp_path / "p.pt")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("imperiale export: error:") == 2 and "taken.pt" in err and "junk.pt" in err
+
+
+def test_a_damaged_policy_file_is_refused_clearly(run_dir, tmp_path):
+    good = torch.load(export_policy(run_dir / "checkpoint.pt", tmp_path / "good.pt"), weights_only=True)
+    cases = {
+        "version": ({**good, "version": 99}, "version 99"),
+        "actor": ({k: v for k, v in good.items() if k != "actor"}, "lacks actor"),
+        "shape": ({**good, "config": {**good["config"], "hidden": [64]}}, "weights do not fit its config"),
+        "obs": ({**good, "obs_size": 7}, "observations of 7"),
+    }
+    for name, (data, message) in cases.items():
+        path = tmp_path / f"{name}.pt"
+        torch.save(data, path)
+        with pytest.raises(CheckpointError, match=message):
+            load_policy(path)
+        with pytest.raises(AgentError, match=message):
+            make_agent(f"neural:{path}")
+
+
+def test_the_training_time_needs_every_iteration_once(tmp_path):
+    lines = [{"iteration": i, "perf/steps_per_s": 100.0, "perf/eval_s": 0.5 * (i == 2)} for i in (1, 2)]
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert train_seconds(tmp_path, 2, batch_size=200) == pytest.approx(4.5)
+    assert train_seconds(tmp_path, 3, batch_size=200) is None  # iteration 3 is not in the file
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines + lines[:1]))
+    assert train_seconds(tmp_path, 2, batch_size=200) is None  # iteration 1 twice
+    assert train_seconds(tmp_path / "elsewhere", 2, batch_size=200) is None
