@@ -50,7 +50,7 @@ class NeuralAgent(PolicyAgent):
     was trained under, ``self.provenance`` how it was trained (seed, iteration, ...).
     """
 
-    def __init__(self, path, greedy: bool = True, device: str = "cpu", rules=None, name: str | None = None):
+    def __init__(self, path, greedy: bool = True, device: str = "cpu", rules=None):
         from train.export import load_policy
 
         loaded = load_policy(path, map_location=device)
@@ -59,4 +59,4 @@ class NeuralAgent(PolicyAgent):
         self.provenance = loaded.provenance
         self.iteration = int(loaded.provenance["iteration"])
         self.play_rules = rules
-        super().__init__(loaded.actor.to(device), greedy=greedy, device=device, name=name or f"neural:{path}")
+        super().__init__(loaded.actor.to(device), greedy=greedy, device=device, name=f"neural:{path}")
