@@ -34,21 +34,27 @@ _POINTS_PER_IMPERIALE = 24
 _BYTE_FLOATS = np.array([[(b >> j) & 1 for j in range(8)] for b in range(256)], dtype=np.float32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _seat(x: int, P: int) -> int:
     """``x % P`` for ``0 <= x < 2 P``, without the slow integer division (P is not a constant)."""
     return x - P if x >= P else x
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
+def _put(out: np.ndarray, r: int, at: int, value: float) -> None:
+    """``out[r, at] = value``."""
+    out[r, np.uint64(at)] = value
+
+
+@njit(cache=True)
 def _bits(out: np.ndarray, r: int, at: int, width: int, bits: int) -> None:
     """``out[r, at : at + width]`` (``width <= 8``) = the low ``width`` bits of ``bits`` as floats."""
     base = np.uint64(at)
     for j in range(width):
-        out[r, base + np.uint64(j)] = _BYTE_FLOATS[bits, j]
+        out[r, base + np.uint64(j)] = _BYTE_FLOATS[bits & 255, j]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cards(out: np.ndarray, r: int, at: int, mask: np.uint64) -> None:
     """``out[r, at : at + 36]`` = the card mask ``mask`` as floats: four bytes and a half, by the table."""
     m = np.int64(mask)  # signed: a 36-bit mask fits, and int64 shifts stay int64
@@ -71,44 +77,49 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
     """Rows ``lo .. hi-1`` of ``out``: row ``r`` is game ``rows[r]`` seen by the seat ``players[r]``
     (by the player to act when ``players`` is empty; a player who is not to act sees no
     pending decision).  Every entry of each row is written once (a seat missing with two
-    players is written as zeros)."""
+    players is written as zeros).
+
+    Game, seat and entry indices are made unsigned (``np.uint64``) where they index: numba then
+    skips the fix-up of negative indices on every read and write."""
     (o_hand, o_played, o_trick, o_revealed, o_turned, o_trump, o_voids, o_phase, o_question_kind,
      o_question_cards, o_point, o_imperiales, o_points, o_tricks, o_dealer, o_leader, o_progress) = (
         offsets[0], offsets[1], offsets[2], offsets[3], offsets[4], offsets[5], offsets[6], offsets[7], offsets[8],
         offsets[9], offsets[10], offsets[11], offsets[12], offsets[13], offsets[14], offsets[15], offsets[16])
     P = hands.shape[1]
     for r in range(lo, hi):
-        i = rows[r]
+        i = np.uint64(rows[r])
         k, now = kind[i], current_player[i]
         cur = players[r] if players.shape[0] else max(now, 0)
+        me = np.uint64(cur)
         acting = k != NONE and cur == now
-        _cards(out, r, o_hand, hands[i, cur])
+        _cards(out, r, o_hand, hands[i, me])
         for s in range(_SEATS):
             if s < P:
-                seat = _seat(cur + s, P)
-                c = trick_cards[i, _seat(seat - leader[i] + P, P)]
+                rel = _seat(cur + s, P)
+                seat = np.uint64(rel)
+                c = trick_cards[i, np.uint64(_seat(rel - leader[i] + P, P))]
                 _cards(out, r, o_played + _CARDS * s, played[i, seat])
                 _cards(out, r, o_trick + _CARDS * s, BIT[c] if c >= 0 else ZERO)
                 _cards(out, r, o_revealed + _CARDS * s, revealed[i, seat])
                 _bits(out, r, o_voids + 4 * s, 4, voids[i, seat])
                 declared = point_suit[i, seat] >= 0
                 at = o_point + 4 * s
-                out[r, at] = 1.0 if declared else 0.0
-                out[r, at + 1] = 1.0 if point_answered[i, seat] and not declared else 0.0
-                out[r, at + 2] = point_count[i, seat] / 12.0
-                out[r, at + 3] = point_value[i, seat] / 120.0
-                out[r, o_imperiales + s] = min(imperiales[i, seat] / target, 1.0)
-                out[r, o_points + s] = min(points[i, seat] / _POINTS_PER_IMPERIALE, 1.0)
-                out[r, o_tricks + s] = min(tricks[i, seat] / 12.0, 1.0)
+                _put(out, r, at, 1.0 if declared else 0.0)
+                _put(out, r, at + 1, 1.0 if point_answered[i, seat] and not declared else 0.0)
+                _put(out, r, at + 2, point_count[i, seat] / 12.0)
+                _put(out, r, at + 3, point_value[i, seat] / 120.0)
+                _put(out, r, o_imperiales + s, min(imperiales[i, seat] / target, 1.0))
+                _put(out, r, o_points + s, min(points[i, seat] / _POINTS_PER_IMPERIALE, 1.0))
+                _put(out, r, o_tricks + s, min(tricks[i, seat] / 12.0, 1.0))
             else:
                 _cards(out, r, o_played + _CARDS * s, ZERO)
                 _cards(out, r, o_trick + _CARDS * s, ZERO)
                 _cards(out, r, o_revealed + _CARDS * s, ZERO)
                 _bits(out, r, o_voids + 4 * s, 4, 0)
                 _bits(out, r, o_point + 4 * s, 4, 0)
-                out[r, o_imperiales + s] = 0.0
-                out[r, o_points + s] = 0.0
-                out[r, o_tricks + s] = 0.0
+                _put(out, r, o_imperiales + s, 0.0)
+                _put(out, r, o_points + s, 0.0)
+                _put(out, r, o_tricks + s, 0.0)
         _cards(out, r, o_turned, BIT[turned[i]])
         _bits(out, r, o_trump, 4, 1 << trump[i])
         phase = question_kind = 0
@@ -120,17 +131,17 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
                     question_kind = 1 << 4
                     question_cards = BIT[turned[i]]
                 else:
-                    pend = np.uint64(pending[i, cur])
+                    pend = np.uint64(pending[i, me])
                     item = lowest_card(pend) if pend != ZERO else -1  # -1: nothing pending (never asked)
                     question_kind = 1 << (0 if item == _CB_ITEM else 1 if item < 5 else 2 if item < 9 else 3)
-                    question_cards = dealt[i, cur] if item == _CB_ITEM else item_mask[max(item, 0)]
+                    question_cards = dealt[i, me] if item == _CB_ITEM else item_mask[max(item, 0)]
         _bits(out, r, o_phase, 3, phase)
         _bits(out, r, o_question_kind, 5, question_kind)
         _cards(out, r, o_question_cards, question_cards)
         _bits(out, r, o_dealer, 3, 1 << _seat(dealer[i] - cur + P, P))
         _bits(out, r, o_leader, 3, 1 << _seat(leader[i] - cur + P, P) if trick_len[i] > 0 else 0)
-        out[r, o_progress] = tricks_played[i] / 12.0
-        out[r, o_progress + 1] = 1.0 if P == 3 else 0.0
+        _put(out, r, o_progress, tricks_played[i] / 12.0)
+        _put(out, r, o_progress + 1, 1.0 if P == 3 else 0.0)
 
 
 @njit(cache=True, parallel=True)
