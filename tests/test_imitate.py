@@ -132,9 +132,13 @@ def test_the_champion_config_runs_both_phases(tmp_path):
     assert "eval/win_rate_random" in lines[1]  # the imitated policy is evaluated before PPO
     data = load_checkpoint(result["checkpoint"])
     assert data["imitation_round"] == 2 and data["imitation_labels"] == lines[1]["imitation/labels"]
-    agent = NeuralAgent(result["checkpoint"])
+    assert result["iterations_run"] == 2 and result["imitation_rounds_run"] == 2
+    imitated = load_checkpoint(tmp_path / "champion" / "imitated.pt")  # the policy before PPO, kept
+    assert imitated["iteration"] == 0 and imitated["imitation_round"] == 2
+    assert not torch.equal(imitated["model"]["actor.net.0.weight"], data["model"]["actor.net.0.weight"])
     rules, obs, mask = first_card_position()
-    assert mask[agent.act(obs, mask[None])[0]]
+    for path in (result["checkpoint"], tmp_path / "champion" / "imitated.pt"):
+        assert mask[NeuralAgent(path).act(obs, mask[None])[0]]
 
 
 def _same_run(a: Path, b: Path) -> None:

@@ -11,12 +11,14 @@ Ctrl-C and a loss that is not finite checkpoint the last complete iteration befo
 With ``imitation_rounds``, the PPO iterations are preceded by rounds of imitation of ``pimc``
 (:mod:`train.imitate`) on the same network and optimizer: each round labels new deals, trains on
 every label so far and is checkpointed (with the labels in ``labels.pt``); PPO then starts from
-the imitated weights with a fresh optimizer.  The phase and its round are in the checkpoint, so
-a run resumes exactly in either phase.
+the imitated weights with a fresh optimizer (``imitated.pt`` keeps the checkpoint of the last
+round, to compare with).  The phase and its round are in the checkpoint, so a run resumes
+exactly in either phase.
 
 Outputs in ``run_dir``: ``checkpoint.pt`` (the latest, written atomically), ``metrics.jsonl``
 (one line per iteration, evaluations included), ``tb/`` (TensorBoard, if importable),
-``learning_curve.png`` (at the end, if matplotlib is importable) and ``config.yaml``.
+``learning_curve.png`` (at the end, if matplotlib is importable) and ``config.yaml``; with
+imitation, ``labels.pt`` and ``imitated.pt`` too.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ from .rollout import OpponentPool, SelfPlayRollout, as_arrays, as_tensors
 
 CHECKPOINT_NAME = "checkpoint.pt"
 LABELS_NAME = "labels.pt"
+#: A copy of the checkpoint at the end of the imitation: the imitated policy alone, for comparisons.
+IMITATED_NAME = "imitated.pt"
 
 
 def resolve_device(name: str) -> torch.device:
@@ -330,7 +334,8 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
 
     bar = None
     last_eval = history[-1] if history else {}
-    done_here = 0
+    done_here = 0  # imitation rounds and iterations run by this call (what stop_after counts)
+    rounds_here = 0
     start = time.perf_counter()
     search_pool = None
     try:
@@ -369,6 +374,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             labels = grown
             imitation_round += 1
             done_here += 1
+            rounds_here += 1
             stats["perf/label_s"] = t1 - t0
             stats["perf/imitation_update_s"] = t2 - t1
             stats["imitation/new_labels"] = float(len(new))
@@ -378,6 +384,8 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
                           imitation_round)
             good = state()
             save(good)  # every round: a round is minutes of search
+            if imitation_round == cfg.imitation_rounds:  # the imitated policy, kept to compare with the end
+                save_checkpoint(run_dir / IMITATED_NAME, good)
         if search_pool is not None:
             search_pool.close()
         if cfg.imitation_rounds and iteration == 0 and imitation_round == cfg.imitation_rounds:
@@ -458,5 +466,5 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
         except ImportError:
             pass
     return {"checkpoint": str(ckpt_path), "iteration": iteration, "global_step": global_step,
-            "iterations_run": done_here, "eval": last_eval, "history": history,
-            "seconds": time.perf_counter() - start, "outputs": outputs}
+            "iterations_run": done_here - rounds_here, "imitation_rounds_run": rounds_here, "eval": last_eval,
+            "history": history, "seconds": time.perf_counter() - start, "outputs": outputs}
