@@ -200,13 +200,20 @@ def world_values(worlds: np.ndarray, rules: Rules, trump: int, pos: tuple, solve
 
 def solve_row(args) -> int:
     """One decision: ``(obs row, legal cards, rules, samples, horizon, seed, solver, threads)`` -> the card."""
+    return search_row(args)[0]
+
+
+def search_row(args) -> tuple[int, np.ndarray | None]:
+    """:func:`solve_row`'s card and the mean value of every card over the sampled deals, ``(36,)``
+    (NaN for the illegal ones; ``None`` when the card is the heuristic's: forced, or beyond the
+    horizon): the soft targets that search-guided training imitates."""
     obs, legal, rules, samples, horizon, seed, solver, threads = args
     rng = np.random.default_rng(seed)
     v = decode(obs)
     pref = play_scores(rules, v, legal[None, :NUM_CARDS])[0]
     legal_cards = np.flatnonzero(legal[:NUM_CARDS])
     if len(legal_cards) == 1 or 12 - int(v.tricks_played[0]) > horizon:
-        return int(legal_cards[np.argmax(pref[legal_cards])])
+        return int(legal_cards[np.argmax(pref[legal_cards])]), None
     worlds = sample_worlds(obs, rules, samples, rng)
     values = world_values(worlds, rules, int(v.trump[0]), position(v, 0, rules), solver, threads)
     mean = np.where(np.isnan(values), 0.0, values).sum(axis=0) / len(worlds)
@@ -214,7 +221,7 @@ def solve_row(args) -> int:
     best = mean[legal_cards].max()
     score = np.where(np.isclose(mean, best, atol=1e-9), 1e6 + pref, -np.inf)
     score[~legal[:NUM_CARDS]] = -np.inf
-    return int(np.argmax(score))
+    return int(np.argmax(score)), np.where(legal[:NUM_CARDS], mean, np.nan)
 
 
 def _ignore_sigint() -> None:
@@ -292,4 +299,5 @@ class PIMCAgent:
         return out
 
 
-__all__ = ["DEFAULT_SAMPLES", "SOLVERS", "PIMCAgent", "position", "sample_worlds", "solve_row", "world_values"]
+__all__ = ["DEFAULT_SAMPLES", "SOLVERS", "PIMCAgent", "position", "sample_worlds", "search_row", "solve_row",
+           "world_values"]

@@ -20,7 +20,14 @@ torch_rng        ``torch.get_rng_state()``
 pool             the opponent pool (ids, iterations, actor weights)
 rollout          the game batch (:meth:`BatchGame.to_dict`, arrays as tensors) and seat assignment
 history          evaluation results so far (list of dicts)
+imitation_round  imitation rounds done (absent in checkpoints of runs before imitation: 0)
+imitation_labels labels those rounds made: the first rows of ``labels.pt`` next to it
 ===============  =================================================================
+
+The labels of the imitation rounds (:class:`~train.imitate.Labels`, tensors only) are kept in
+their own file, ``labels.pt``, written before the checkpoint of each round: the checkpoints of
+the PPO iterations that follow do not copy them.  A run killed between the two writes resumes
+from the first ``imitation_labels`` rows.
 """
 
 from __future__ import annotations
@@ -50,9 +57,13 @@ class CheckpointError(RuntimeError):
 def save_checkpoint(path: str | Path, state: dict[str, Any]) -> Path:
     """Write ``state`` (plus the format header) to ``path`` atomically: a temporary file in the
     same directory, flushed and fsynced, then ``os.replace`` (a reader never sees half a file)."""
+    return _atomic_save(path, {"format": FORMAT, "version": VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
+                               **state})
+
+
+def _atomic_save(path: str | Path, data: dict[str, Any]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"format": FORMAT, "version": VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS, **state}
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -129,3 +140,31 @@ def build_model(data: dict[str, Any]):
     except (RuntimeError, KeyError) as exc:
         raise CheckpointError(f"the checkpoint's weights do not fit its config: {exc}") from None
     return model, cfg
+
+
+LABELS_FORMAT = "imperiale-labels"
+
+
+def save_labels(path: str | Path, labels: dict[str, torch.Tensor]) -> Path:
+    """Write the imitation labels (a dict of tensors) atomically, with their format header."""
+    return _atomic_save(path, {"format": LABELS_FORMAT, "obs_size": OBS_SIZE, "labels": labels})
+
+
+def load_labels(path: str | Path, rows: int) -> dict[str, torch.Tensor]:
+    """The first ``rows`` labels of ``path``; :class:`CheckpointError` if missing, corrupt or too short."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"the checkpoint counts {rows} imitation labels but {path} is missing: the run "
+                              "cannot resume its imitation (start a new run_dir=)")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # as in load_checkpoint: many kinds of damage
+        raise CheckpointError(f"{path} is corrupt or not imitation labels ({type(exc).__name__}: {exc})") from None
+    if not isinstance(data, dict) or data.get("format") != LABELS_FORMAT or data.get("obs_size") != OBS_SIZE \
+            or not isinstance(data.get("labels"), dict):
+        raise CheckpointError(f"{path} is not an {LABELS_FORMAT} file for observations of {OBS_SIZE}")
+    labels = data["labels"]
+    have = labels.get("action")
+    if not isinstance(have, torch.Tensor) or len(have) < rows:
+        raise CheckpointError(f"{path} holds fewer than the {rows} labels the checkpoint counts")
+    return {k: v[:rows] if isinstance(v, torch.Tensor) else v for k, v in labels.items()}

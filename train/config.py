@@ -61,6 +61,19 @@ class TrainConfig:
     rollout_workers: int = _key(0, "Ray actors collecting the rollouts, num_envs / N slots each; 0: in this process",
                                 0, 1024)
     ray_address: str = _key("", "with rollout_workers: a Ray cluster (auto, HOST:PORT, ray://...); '': local")
+    # Imitation of search (before PPO): self-play deals whose card decisions are labelled by pimc.
+    imitation_rounds: int = _key(0, "imitation rounds before PPO, each: play imitation_games deals, label them, "
+                                 "imitation_epochs passes over all labels so far; 0: PPO only", 0, 10**5)
+    imitation_games: int = _key(64, "deals played side by side per round (pimc plays the cards, the heuristic "
+                                "declares)", 1, 10**6)
+    imitation_samples: int = _key(16, "sampled deals per card label (the search of pimc:N, full depth)", 1, 10_000)
+    imitation_epochs: int = _key(4, "passes over the labels after each round", 1, 10**4)
+    imitation_batch: int = _key(256, "labelled decisions per minibatch", 1, 2**24)
+    imitation_lr: float = _key(1e-3, "Adam learning rate of the imitation", 0.0, 1.0, open_low=True)
+    imitation_temperature: float = _key(1.0, "target softmax(card value / T) over pimc's mean card values (points); "
+                                        "0: pimc's card alone", 0.0, 1000.0)
+    imitation_workers: int = _key(0, "processes solving the labels; 0: every core this process may use (same labels "
+                                  "whatever the count)", 0, 1024)
     # Opponent pool.
     p_pool: float = _key(0.2, "probability that a game's opponent seat(s) are a past snapshot", 0.0, 1.0)
     pool_size: int = _key(8, "past snapshots kept in the opponent pool", 1, 1000)
@@ -321,10 +334,10 @@ def default_config_path() -> Path | None:
 #: ``iterations`` (only larger than the iterations done: it extends the run; with ``anneal_lr``
 #: the learning rate of the iterations still to come follows the new length), how the run is
 #: shown and saved (progress, tensorboard, plot, checkpoint_every, eval_every), and where it
-#: computes (threads, device).  ``run_dir`` is where the checkpoint is (a copied or moved run
+#: computes (threads, device, imitation_workers).  ``run_dir`` is where the checkpoint is (a copied or moved run
 #: resumes).  Anything else would make a different run and is refused.
 RUNTIME_KEYS = ("iterations", "progress", "tensorboard", "plot", "threads", "device", "checkpoint_every",
-                "eval_every", "ray_address")
+                "eval_every", "ray_address", "imitation_workers")
 
 
 def resume_config(saved: TrainConfig, given: dict[str, Any], run_dir: str) -> TrainConfig:
@@ -349,7 +362,7 @@ def memory_estimate(cfg: TrainConfig) -> dict[str, int]:
     """Bytes the run will hold at its peak, by part: the rollout buffers and their training copy
     (observation 485 float32 and mask 43 bools per decision, plus the hidden hands with the
     perfect critic), the networks (weights, gradients, two Adam moments, the per-iteration
-    snapshot kept for Ctrl-C, the opponent pool) and the games.  An estimate, meant to refuse
+    snapshot kept for Ctrl-C, the opponent pool), the games and the imitation labels.  An estimate, meant to refuse
     sizes that cannot fit before anything is allocated."""
     from imperiale_env.actions import NUM_ACTIONS
     from imperiale_env.observation import OBS_SIZE
@@ -367,7 +380,14 @@ def memory_estimate(cfg: TrainConfig) -> dict[str, int]:
     actor = mlp([OBS_SIZE, *cfg.hidden, NUM_ACTIONS])
     critic = mlp([critic_input_size(cfg.critic), *cfg.hidden, 1])
     minibatch = -(-decisions // cfg.num_minibatches)
+    # Imitation labels: at most 12 cards per player and a few declarations a deal; each label is an
+    # observation, a mask, the card values and the other hands (perfect critic), held three times at
+    # the end of a round (the labels so far, the grown copy, the tensors of the update).
+    players = cfg.make_rules().players
+    per_label = OBS_SIZE * 4 + NUM_ACTIONS * 5 + 36 * 4 + 16 + (HIDDEN_HANDS_SIZE * 4 if cfg.critic == "perfect" else 0)
+    labels = cfg.imitation_rounds * cfg.imitation_games * (12 * players + 4) * per_label * 3
     return {
+        "labels": labels,
         "rollout": decisions * per_decision,
         "networks": 4 * (7 * (actor + critic) + cfg.pool_size * actor),
         "activations": 4 * 4 * minibatch * sum(cfg.hidden),

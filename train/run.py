@@ -8,9 +8,17 @@ as plain arrays with its seat assignment, the evaluation history), so ``resume=T
 continues a killed run from its last checkpoint exactly as the uninterrupted run would have.
 Ctrl-C and a loss that is not finite checkpoint the last complete iteration before stopping.
 
+With ``imitation_rounds``, the PPO iterations are preceded by rounds of imitation of ``pimc``
+(:mod:`train.imitate`) on the same network and optimizer: each round labels new deals, trains on
+every label so far and is checkpointed (with the labels in ``labels.pt``); PPO then starts from
+the imitated weights with a fresh optimizer (``imitated.pt`` keeps the checkpoint of the last
+round, to compare with).  The phase and its round are in the checkpoint, so a run resumes
+exactly in either phase.
+
 Outputs in ``run_dir``: ``checkpoint.pt`` (the latest, written atomically), ``metrics.jsonl``
 (one line per iteration, evaluations included), ``tb/`` (TensorBoard, if importable),
-``learning_curve.png`` (at the end, if matplotlib is importable) and ``config.yaml``.
+``learning_curve.png`` (at the end, if matplotlib is importable) and ``config.yaml``; with
+imitation, ``labels.pt`` and ``imitated.pt`` too.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import torch
 from imperiale_env.cluster import ClusterError
 from imperiale_env.inputs import InputError, output_dir
 
-from .checkpoint import VERSION, CheckpointError, load_checkpoint, save_checkpoint
+from .checkpoint import VERSION, CheckpointError, load_checkpoint, load_labels, save_checkpoint, save_labels
 from .config import (
     ConfigError,
     TrainConfig,
@@ -41,11 +49,15 @@ from .config import (
     resume_config,
 )
 from .evaluate import evaluate
+from .imitate import Labels, SearchPool, imitation_update, label_deals, worker_count
 from .model import ActorCritic
 from .ppo import ppo_update
 from .rollout import OpponentPool, SelfPlayRollout, as_arrays, as_tensors
 
 CHECKPOINT_NAME = "checkpoint.pt"
+LABELS_NAME = "labels.pt"
+#: A copy of the checkpoint at the end of the imitation: the imitated policy alone, for comparisons.
+IMITATED_NAME = "imitated.pt"
 
 
 def resolve_device(name: str) -> torch.device:
@@ -150,7 +162,7 @@ def _open_writer(run_dir: Path, enabled: bool, purge_step: int | None):
     return SummaryWriter(str(run_dir / "tb"), purge_step=purge_step)
 
 
-def _trim_metrics(path: Path, iteration: int) -> None:
+def _trim_metrics(path: Path, iteration: int, imitation_round: int = 0) -> None:
     """Drop the lines a killed run wrote after its last checkpoint; a last line cut short by the
     kill is one of them (a line is written before its iteration's checkpoint)."""
     if not path.exists():
@@ -159,17 +171,25 @@ def _trim_metrics(path: Path, iteration: int) -> None:
     keep = []
     for number, line in enumerate(lines, 1):
         try:
-            done = json.loads(line)["iteration"]
-            if not isinstance(done, int):
-                raise TypeError
+            kept = _keep_metric(json.loads(line), iteration, imitation_round)
         except (ValueError, TypeError, KeyError):
             if number == len(lines):
                 break
             raise ConfigError(f"{path} line {number} is damaged (not a metrics record); "
                               "repair or remove that line to resume") from None
-        if done <= iteration:
+        if kept:
             keep.append(line)
     path.write_text("".join(line + "\n" for line in keep))
+
+
+def _keep_metric(line: dict, iteration: int, imitation_round: int) -> bool:
+    """Is ``line`` of ``metrics.jsonl`` part of the run saved at (``imitation_round``, ``iteration``)?"""
+    done = line["iteration"]
+    if not isinstance(done, int):
+        raise TypeError
+    if "imitation_round" in line:
+        return done == 0 and isinstance(line["imitation_round"], int) and line["imitation_round"] <= imitation_round
+    return done <= iteration
 
 
 def _eval_summary(result: dict[str, dict[str, float]]) -> dict[str, float]:
@@ -217,6 +237,9 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     elif metrics_path.exists() and metrics_path.stat().st_size:
         raise ConfigError(f"{metrics_path} holds the metrics of an earlier run that has no checkpoint; it is not "
                           "overwritten: choose another run_dir= or move that file away")
+    elif (run_dir / LABELS_NAME).exists():
+        raise ConfigError(f"{run_dir / LABELS_NAME} holds the imitation labels of an earlier run that has no "
+                          "checkpoint; it is not overwritten: choose another run_dir= or move that file away")
     check_memory(cfg)
     rules = cfg.make_rules()
     _check_opponents(cfg, rules)
@@ -236,6 +259,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     else:
         rollout = SelfPlayRollout(cfg, rules, device, rng)
     iteration, global_step, history = 0, 0, []
+    imitation_round, labels = 0, Labels.empty(cfg.critic == "perfect")
     if data is not None:
         try:
             model.load_state_dict(data["model"])
@@ -246,6 +270,9 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             rollout.load_state(as_arrays(data["rollout"]))
             iteration, global_step = data["iteration"], int(data["global_step"])
             history = list(data.get("history", []))
+            imitation_round = int(data.get("imitation_round", 0))
+            if imitation_round < cfg.imitation_rounds and data.get("imitation_labels", 0):
+                labels = Labels.from_dict(load_labels(run_dir / LABELS_NAME, int(data["imitation_labels"])))
         except (AttributeError, IndexError, KeyError, RuntimeError, ValueError, TypeError) as exc:
             raise CheckpointError(f"{ckpt_path} does not fit this configuration: {type(exc).__name__}: {exc}") from None
     else:
@@ -254,7 +281,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
         (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
 
     if resume:
-        _trim_metrics(metrics_path, iteration)
+        _trim_metrics(metrics_path, iteration, imitation_round)
     elif metrics_path.exists():
         metrics_path.unlink()
     writer = _open_writer(run_dir, cfg.tensorboard, global_step + 1 if resume else None)
@@ -266,7 +293,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             "global_step": global_step, "model": _clone(model.state_dict()),
             "optimizer": _clone(optimizer.state_dict()), "np_rng": rng.bit_generator.state,
             "torch_rng": torch.get_rng_state(), "pool": pool.state_dict(), "rollout": as_tensors(rollout.state()),
-            "history": list(history),
+            "history": list(history), "imitation_round": imitation_round, "imitation_labels": len(labels),
         }
 
     saved_at = iteration if resume else None  # the iteration the checkpoint on disk holds
@@ -281,15 +308,93 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
         if good is not None and good["iteration"] != saved_at:
             save(good)
 
-    bar = None
-    if cfg.progress:
-        from tqdm import tqdm
+    def write_metrics(record: dict[str, Any], step: int) -> None:
+        with metrics_path.open("a") as f:
+            f.write(json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v)
+                                for k, v in record.items()}) + "\n")
+        if writer is not None:
+            for k, v in record.items():
+                if k not in ("iteration", "global_step", "imitation_round") \
+                        and not (isinstance(v, float) and math.isnan(v)):
+                    writer.add_scalar(k, v, step)
 
-        bar = tqdm(total=cfg.iterations, initial=iteration, unit="it", desc="train", dynamic_ncols=True)
+    def run_evaluation(stats: dict[str, float]) -> None:
+        nonlocal last_eval
+        from agents.neural import PolicyAgent
+
+        te = time.perf_counter()
+        result = evaluate(PolicyAgent(model.actor, greedy=True, device=device), rules, cfg.eval_opponents,
+                          groups=cfg.eval_groups, seed=cfg.eval_seed, single_deal=cfg.eval_single_deal)
+        last_eval = {"iteration": iteration, "global_step": global_step, **_eval_summary(result)}
+        if iteration == 0:
+            last_eval["imitation_round"] = imitation_round
+        history.append(last_eval)
+        stats.update(_eval_summary(result))
+        stats["perf/eval_s"] = time.perf_counter() - te
+
+    bar = None
     last_eval = history[-1] if history else {}
-    done_here = 0
+    done_here = 0  # imitation rounds and iterations run by this call (what stop_after counts)
+    rounds_here = 0
     start = time.perf_counter()
+    search_pool = None
     try:
+        if imitation_round < cfg.imitation_rounds:
+            search_pool = SearchPool(worker_count(cfg.imitation_workers))
+        while imitation_round < cfg.imitation_rounds:
+            if stop_after is not None and done_here >= stop_after:
+                break
+            optimizer.param_groups[0]["lr"] = cfg.imitation_lr
+            t0 = time.perf_counter()
+            round_bar = None
+            if cfg.progress:
+                from tqdm import tqdm
+
+                round_bar = tqdm(total=cfg.imitation_games, unit="deal", dynamic_ncols=True,
+                                 desc=f"imitation {imitation_round + 1}/{cfg.imitation_rounds}: pimc labels")
+            try:
+                new = label_deals(rules, cfg.imitation_games, rng, search_pool, samples=cfg.imitation_samples,
+                                  single_deal=cfg.single_deal, perfect=cfg.critic == "perfect",
+                                  reward_scale=cfg.reward_scale, bar=round_bar)
+            finally:
+                if round_bar is not None:
+                    round_bar.close()
+            t1 = time.perf_counter()
+            grown = labels.concat(new)
+            save_labels(run_dir / LABELS_NAME, grown.to_dict())
+            stats = imitation_update(model, optimizer, grown, cfg, rng, device)
+            t2 = time.perf_counter()
+            bad = _not_finite(stats, model)
+            if bad:
+                save_good()
+                kept = (f"the last good checkpoint is {ckpt_path}" if saved_at is not None
+                        else "no round was checkpointed")
+                raise TrainingError(f"imitation round {imitation_round + 1}: not finite: {', '.join(bad)}; training "
+                                    f"stopped and {kept}. Start a new run with a smaller imitation_lr=")
+            labels = grown
+            imitation_round += 1
+            done_here += 1
+            rounds_here += 1
+            stats["perf/label_s"] = t1 - t0
+            stats["perf/imitation_update_s"] = t2 - t1
+            stats["imitation/new_labels"] = float(len(new))
+            if imitation_round == cfg.imitation_rounds and cfg.eval_every:
+                run_evaluation(stats)
+            write_metrics({"iteration": 0, "imitation_round": imitation_round, "global_step": 0, **stats},
+                          imitation_round)
+            good = state()
+            save(good)  # every round: a round is minutes of search
+            if imitation_round == cfg.imitation_rounds:  # the imitated policy, kept to compare with the end
+                save_checkpoint(run_dir / IMITATED_NAME, good)
+        if search_pool is not None:
+            search_pool.close()
+        if cfg.imitation_rounds and iteration == 0 and imitation_round == cfg.imitation_rounds:
+            # PPO starts from the imitated weights with fresh moments: the imitation's are of another loss.
+            optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
+        if cfg.progress and iteration < cfg.iterations and (stop_after is None or done_here < stop_after):
+            from tqdm import tqdm
+
+            bar = tqdm(total=cfg.iterations, initial=iteration, unit="it", desc="train", dynamic_ncols=True)
         while iteration < cfg.iterations:
             if stop_after is not None and done_here >= stop_after:
                 break
@@ -322,23 +427,8 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             if final:
                 save(state())  # the trained policy is on disk before the final evaluation starts
             if (cfg.eval_every and iteration % cfg.eval_every == 0) or final:
-                from agents.neural import PolicyAgent
-
-                te = time.perf_counter()
-                result = evaluate(PolicyAgent(model.actor, greedy=True, device=device), rules, cfg.eval_opponents,
-                                  groups=cfg.eval_groups, seed=cfg.eval_seed, single_deal=cfg.eval_single_deal)
-                last_eval = {"iteration": iteration, "global_step": global_step, **_eval_summary(result)}
-                history.append(last_eval)
-                stats.update(_eval_summary(result))
-                stats["perf/eval_s"] = time.perf_counter() - te
-            record = {"iteration": iteration, "global_step": global_step, **stats}
-            with metrics_path.open("a") as f:
-                f.write(json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v)
-                                    for k, v in record.items()}) + "\n")
-            if writer is not None:
-                for k, v in stats.items():
-                    if not (isinstance(v, float) and math.isnan(v)):
-                        writer.add_scalar(k, v, global_step)
+                run_evaluation(stats)
+            write_metrics({"iteration": iteration, "global_step": global_step, **stats}, global_step)
             if bar is not None:
                 post = {"sps": f"{stats['perf/steps_per_s']:.0f}", "ent": f"{stats['loss/entropy']:.2f}"}
                 for opp in cfg.eval_opponents:
@@ -357,6 +447,8 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
         save_good()  # the rollout workers were lost between iterations: keep the last one, resumable
         raise
     finally:
+        if search_pool is not None:
+            search_pool.close()
         if cfg.rollout_workers:
             rollout.close()
         if bar is not None:
@@ -374,5 +466,5 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
         except ImportError:
             pass
     return {"checkpoint": str(ckpt_path), "iteration": iteration, "global_step": global_step,
-            "iterations_run": done_here, "eval": last_eval, "history": history,
-            "seconds": time.perf_counter() - start, "outputs": outputs}
+            "iterations_run": done_here - rounds_here, "imitation_rounds_run": rounds_here, "eval": last_eval,
+            "history": history, "seconds": time.perf_counter() - start, "outputs": outputs}

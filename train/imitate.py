@@ -1,0 +1,245 @@
+"""Search-guided imitation: deals played by ``pimc``, its card values as targets, behaviour cloning.
+
+Why: PPO from scratch learns the play of the cards slowly, from one reward at the end of a deal;
+``pimc`` (:mod:`agents.pimc`) plays well from the observation alone but searches ~10 ms a card.
+Imitation distils its search into the policy network that PPO then fine-tunes (the same
+:class:`~train.model.ActorCritic`, the same optimizer), so PPO starts from a player near
+``pimc``'s strength instead of from a random one.
+
+**Labels** (:func:`label_deals`).  Deals are played on the batched engine; at every card to play
+with more than one legal card, ``pimc`` searches (:func:`agents.pimc.search_row`: sampled deals
+of the hidden cards, each solved exactly, full depth), plays its card, and the mean value of every
+legal card over the sampled deals (points for the acting seat) is kept.  Declarations are the
+heuristic's (as in ``pimc``), kept as its choice.  Every labelled decision also keeps the reward
+the acting seat got at the end of its game: the value network's target.  The seed of each
+search is drawn from the run's generator before the work is spread over processes, so the labels
+are the same whatever ``imitation_workers``.
+
+**Loss** (:func:`imitation_update`): cross-entropy between the masked policy and the target, a
+softmax of the card values at temperature ``imitation_temperature`` (cards of equal value, such as
+equivalent cards, get equal weight) or, at 0 and for the declarations, the expert's choice alone;
+plus ``vf_coef`` times the squared error of the value.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass, fields
+
+import numpy as np
+import torch
+from torch import nn
+
+from imperiale_env.actions import NUM_ACTIONS
+from imperiale_env.batch import BatchGame
+from imperiale_env.cards import NUM_CARDS
+from imperiale_env.observation import OBS_SIZE
+from imperiale_env.rules import Rules
+
+from .config import TrainConfig
+from .model import HIDDEN_HANDS_SIZE, ActorCritic
+from .rollout import hidden_hands
+
+#: Phase of a card to play in the observation (:class:`agents.view.View`).
+PLAY_PHASE = 2
+
+
+@dataclass
+class Labels:
+    """Labelled decisions (numpy arrays, one row each): what the policy and the value imitate."""
+
+    obs: np.ndarray  # (N, OBS_SIZE) float32
+    mask: np.ndarray  # (N, 43) bool
+    hidden: np.ndarray  # (N, 72) float32 with the perfect critic (the other hands), else (N, 0)
+    values: np.ndarray  # (N, 36) float32: pimc's mean value of each legal card; NaN elsewhere and for declarations
+    action: np.ndarray  # (N,) int64: the expert's choice
+    ret: np.ndarray  # (N,) float32: the acting seat's reward at the end of its game (reward_scale applied)
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+    @classmethod
+    def empty(cls, perfect: bool) -> Labels:
+        return cls(np.zeros((0, OBS_SIZE), np.float32), np.zeros((0, NUM_ACTIONS), bool),
+                   np.zeros((0, HIDDEN_HANDS_SIZE if perfect else 0), np.float32),
+                   np.zeros((0, NUM_CARDS), np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32))
+
+    def concat(self, other: Labels) -> Labels:
+        return Labels(*(np.concatenate([getattr(self, f.name), getattr(other, f.name)]) for f in fields(self)))
+
+    def head(self, n: int) -> Labels:
+        return Labels(*(getattr(self, f.name)[:n] for f in fields(self)))
+
+    def to_dict(self) -> dict[str, torch.Tensor]:
+        return {f.name: torch.from_numpy(np.ascontiguousarray(getattr(self, f.name))) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Labels:
+        """The inverse of :meth:`to_dict`; ``ValueError`` if a field is missing or misshapen."""
+        names = [f.name for f in fields(cls)]
+        if not isinstance(data, dict) or set(data) != set(names) or not all(
+                isinstance(v, torch.Tensor) for v in data.values()):
+            raise ValueError(f"labels must be tensors named {', '.join(names)}")
+        arrays = {k: data[k].cpu().numpy() for k in names}
+        n = len(arrays["action"])
+        hidden = arrays["hidden"].shape[1:] if arrays["hidden"].ndim == 2 else None
+        expected = {"obs": ((n, OBS_SIZE), np.float32), "mask": ((n, NUM_ACTIONS), np.bool_),
+                    "hidden": ((n, hidden[0] if hidden in ((0,), (HIDDEN_HANDS_SIZE,)) else -1), np.float32),
+                    "values": ((n, NUM_CARDS), np.float32), "action": ((n,), np.int64), "ret": ((n,), np.float32)}
+        for name, (shape, dtype) in expected.items():
+            if arrays[name].shape != shape or arrays[name].dtype != dtype:
+                raise ValueError(f"labels field {name!r} is {arrays[name].dtype} {arrays[name].shape}, "
+                                 f"expected {np.dtype(dtype)} {shape}")
+        return cls(**arrays)
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the training process, which stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def worker_count(requested: int) -> int:
+    """``imitation_workers``: 0 means every core this process may use."""
+    return requested or len(os.sched_getaffinity(0))
+
+
+class SearchPool:
+    """The processes that run ``pimc``'s searches (none with one worker: they run here)."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self._pool = None
+        if workers > 1:
+            import multiprocessing as mp
+
+            self._pool = mp.get_context("fork").Pool(workers, initializer=_ignore_sigint)
+
+    def map(self, jobs: list) -> list:
+        from agents.pimc import search_row
+
+        if self._pool is None or len(jobs) < 2:
+            return [search_row(j) for j in jobs]
+        return self._pool.map(search_row, jobs, chunksize=max(1, len(jobs) // (4 * self.workers)))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def __enter__(self) -> SearchPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: SearchPool, *, samples: int,
+                single_deal: bool = True, perfect: bool = False, reward_scale: float = 1.0, bar=None) -> Labels:
+    """Play ``games`` games (deals with ``single_deal``) side by side, ``pimc:samples`` at the cards
+    and the heuristic at the declarations, and label every decision that had a choice (the module
+    docstring says how).  ``bar``: a progress bar advanced by one per game that ends."""
+    from agents.heuristic import HeuristicAgent
+    from agents.view import decode
+
+    heuristic = HeuristicAgent(rules)
+    bg = BatchGame(rules, games, single_deal=single_deal)
+    bg.reset(int(rng.integers(2**63)))
+    rewards_of = np.zeros((games, rules.players), dtype=np.float32)
+    parts: list[tuple] = []  # per step: obs, mask, hidden, values, action, game, seat
+    while not bg.done.all():
+        live = np.flatnonzero(~bg.done)
+        obs = bg.observe()[live]
+        mask = bg.legal_action_mask()[live]
+        seat = bg.current_player[live].copy()
+        action = heuristic.act(obs, mask)
+        values = np.full((len(live), NUM_CARDS), np.nan, dtype=np.float32)
+        cards = np.flatnonzero((decode(obs).phase == PLAY_PHASE) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
+        seeds = rng.integers(0, 2**63, size=len(cards))
+        jobs = [(obs[r : r + 1], mask[r], rules, samples, 12, int(s), "compiled", 1)
+                for r, s in zip(cards, seeds, strict=True)]
+        for r, (card, mean) in zip(cards, pool.map(jobs), strict=True):
+            action[r], values[r] = card, mean
+        keep = np.flatnonzero(mask.sum(axis=1) > 1)
+        if len(keep):
+            hidden = (hidden_hands(bg, bg.current_player)[live[keep]] if perfect
+                      else np.zeros((len(keep), 0), np.float32))
+            parts.append((obs[keep], mask[keep], hidden, values[keep], action[keep], live[keep], seat[keep]))
+        full = np.zeros(games, dtype=np.int64)
+        full[live] = action
+        rewards, terminated = bg.step(full)
+        ended = np.flatnonzero(terminated)
+        rewards_of[ended] = rewards[ended]
+        if bar is not None and len(ended):
+            bar.update(len(ended))
+    if not parts:
+        return Labels.empty(perfect)
+    obs, mask, hidden, values, action, game, seat = (np.concatenate(x) for x in zip(*parts, strict=True))
+    ret = (rewards_of[game, seat] * reward_scale).astype(np.float32)
+    return Labels(obs, mask, hidden, values, action.astype(np.int64), ret)
+
+
+def targets(labels: Labels, temperature: float) -> np.ndarray:
+    """``(N, 43)`` float32 target distributions: softmax(value / T) over the legal cards of the
+    searched decisions (``T > 0``), one-hot on the expert's choice otherwise."""
+    out = np.zeros((len(labels), NUM_ACTIONS), dtype=np.float32)
+    searched = ~np.isnan(labels.values).all(axis=1)
+    hard = np.flatnonzero(~searched) if temperature > 0 else np.arange(len(labels))
+    out[hard, labels.action[hard]] = 1.0
+    if temperature > 0 and searched.any():
+        v = labels.values[searched].astype(np.float64) / temperature
+        z = np.exp(v - np.nanmax(v, axis=1, keepdims=True))
+        z = np.where(np.isnan(z), 0.0, z)
+        out[np.flatnonzero(searched), :NUM_CARDS] = z / z.sum(axis=1, keepdims=True)
+    return out
+
+
+def imitation_update(model: ActorCritic, optimizer: torch.optim.Optimizer, labels: Labels, cfg: TrainConfig,
+                     rng: np.random.Generator, device: torch.device) -> dict[str, float]:
+    """``imitation_epochs`` passes over ``labels`` in shuffled minibatches of ``imitation_batch``
+    (the order drawn from ``rng``).  Returns the mean losses of the last pass, the agreement of
+    the policy's argmax with the expert's choice after it, and the count of labels."""
+    n = len(labels)
+    obs = torch.from_numpy(labels.obs).to(device)
+    mask = torch.from_numpy(labels.mask).to(device)
+    critic_obs = obs if labels.hidden.shape[1] == 0 else torch.cat([obs, torch.from_numpy(labels.hidden).to(device)],
+                                                                   dim=1)
+    target = torch.from_numpy(targets(labels, cfg.imitation_temperature)).to(device)
+    ret = torch.from_numpy(labels.ret).to(device)
+    sums = {"loss/imitation_policy": 0.0, "loss/imitation_value": 0.0, "loss/grad_norm": 0.0}
+    count = 0
+    for epoch in range(cfg.imitation_epochs):
+        perm = torch.from_numpy(rng.permutation(n)).to(device)
+        last = epoch == cfg.imitation_epochs - 1
+        for start in range(0, n, cfg.imitation_batch):
+            idx = perm[start : start + cfg.imitation_batch]
+            policy_loss, value_loss = imitation_losses(model, obs[idx], mask[idx], critic_obs[idx], target[idx],
+                                                       ret[idx])
+            loss = policy_loss + cfg.vf_coef * value_loss
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            grad_norm = nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            if last:
+                for k, v in (("loss/imitation_policy", policy_loss), ("loss/imitation_value", value_loss),
+                             ("loss/grad_norm", grad_norm)):
+                    sums[k] += float(v.detach())
+                count += 1
+    out = {k: v / max(count, 1) for k, v in sums.items()}
+    with torch.no_grad():
+        agree = sum(int((model.logits(obs[i : i + 4096], mask[i : i + 4096]).argmax(-1)
+                         == torch.from_numpy(labels.action[i : i + 4096]).to(device)).sum()) for i in range(0, n, 4096))
+    out["imitation/agreement"] = agree / max(n, 1)
+    out["imitation/labels"] = float(n)
+    return out
+
+
+def imitation_losses(model: ActorCritic, obs: torch.Tensor, mask: torch.Tensor, critic_obs: torch.Tensor,
+                     target: torch.Tensor, ret: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(cross-entropy of the masked policy to ``target``, half the squared error of the value to ``ret``).
+    An illegal action has a finite masked logit and a zero target, so it adds exactly 0."""
+    logp = torch.log_softmax(model.logits(obs, mask), dim=-1)
+    policy_loss = -(target * logp).sum(-1).mean()
+    value_loss = 0.5 * ((model.value(critic_obs) - ret) ** 2).mean()
+    return policy_loss, value_loss
