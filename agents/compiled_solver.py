@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -37,8 +38,12 @@ from imperiale_env.rules import Rules, rank_index
 
 from .solver import trick_score
 
-#: Transposition table entries per thread (2**TT_BITS): about 1 MiB each 32k entries.
-TT_BITS = 17
+#: Most transposition table entries per thread (2**TT_BITS): about 1 MiB each 32k entries.
+TT_BITS = 16
+#: The fewest table index bits a solve uses.  A solve uses ``TT_BITS`` minus the tricks played
+#: (one bit less a trick played, ``MIN_TT_BITS`` at least): a small search spread over the whole
+#: table would miss the cache at every probe, and it needs only a few entries.
+MIN_TT_BITS = 10
 #: Plies of a deal (36 cards at most) plus the root.
 MAX_DEPTH = NUM_CARDS + 1
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -61,37 +66,37 @@ _LOW2 = np.uint64(3)
 _BIAS = 1 << 31
 #: Stamps fit in 30 bits.
 MAX_STAMP = 1 << 30
-_SHIFT = np.uint64(64 - TT_BITS)
-_LOW9 = np.uint64(0x1FF)
+_DECK = np.uint64((1 << NUM_CARDS) - 1)
+#: Every card but the strongest of each suit (the card a run can continue to from a stronger one).
+_NOT_STRONGEST = _DECK & ~np.uint64(sum(1 << (NUM_RANKS * s) for s in range(4)))
+_S1, _S2, _S4, _S8 = (np.uint64(k) for k in (1, 2, 4, 8))
+
+
+@njit(cache=True)
+def _run_followers(cls: np.uint64, dead: np.uint64) -> np.uint64:
+    """The cards of ``cls`` whose nearest stronger live card (same suit, skipping ``dead`` cards)
+    is also of ``cls``: a fill of ``cls`` towards the weaker cards through the dead ones, every
+    suit at once (a fill never crosses into the next suit's strongest card)."""
+    d = dead & _NOT_STRONGEST
+    y = cls
+    y |= d & (y << _S1)
+    d &= d << _S1
+    y |= d & (y << _S2)
+    d &= d << _S2
+    y |= d & (y << _S4)
+    d &= d << _S4
+    y |= d & (y << _S8)
+    return cls & (y << _S1) & _NOT_STRONGEST
 
 
 @njit(cache=True)
 def equivalent_heads(mine: np.uint64, others: np.uint64, honours: np.uint64, legal: np.uint64) -> np.uint64:
     """The cards of ``legal`` (a subset of ``mine``) that head a run of equivalent cards: no live
-    card of ``others`` between two cards of a run, all of one honour status."""
-    out = ZERO
-    for s in range(4):
-        if legal & SUIT_MASK[s] == ZERO:
-            continue
-        sh = np.uint64(NUM_RANKS * s)
-        m9 = (mine >> sh) & _LOW9
-        o9 = (others >> sh) & _LOW9
-        h9 = (honours >> sh) & _LOW9
-        r = ZERO
-        prev_mine = False
-        prev_h = ZERO
-        for k in range(NUM_RANKS):
-            b = ONE << np.uint64(k)
-            if m9 & b:
-                h = h9 & b
-                if not (prev_mine and (prev_h != ZERO) == (h != ZERO)):
-                    r |= b
-                prev_mine = True
-                prev_h = h
-            elif o9 & b:
-                prev_mine = False
-        out |= r << sh
-    return out & legal
+    card of ``others`` between two cards of a run, all of one honour status.  A card of mine
+    heads a run unless the nearest stronger live card of its suit is mine, of its status."""
+    dead = _DECK & ~(mine | others)
+    followers = _run_followers(mine & honours, dead) | _run_followers(mine & ~honours, dead)
+    return legal & ~followers
 
 
 @njit(cache=True)
@@ -154,6 +159,27 @@ def _tkey(cfg, tricks) -> int:
     return 1 + tricks[0] + 13 * tricks[1] + 169 * tricks[2]
 
 
+@njit(cache=True)
+def _last_trick(hands, leader, P, me, trump, honours, fcfg, final, tricks) -> float:
+    """Value for ``me`` of the last trick, one card in each hand (nothing to choose): its honours
+    and trick, plus the final trick score (the sum the search would make, in the same order)."""
+    mask = ZERO
+    win = 0
+    wseat = leader
+    for k in range(P):
+        seat = (leader + k) % P
+        c = lowest_card(hands[seat])
+        mask |= BIT[c]
+        if k == 0 or beats(c, win, trump):
+            win, wseat = c, seat
+    hv = card_count(mask & honours) * 4.0
+    r = hv + fcfg[0] if wseat == me else -fcfg[1] * hv
+    tricks[wseat] += 1
+    v = final[tricks[0], tricks[1], tricks[2]]
+    tricks[wseat] -= 1
+    return v + r
+
+
 # Per-ply frame fields of the search stack (int64 and float64 rows).
 _N, _K, _SEAT, _NTRICK, _LEADER, _WIN, _WSEAT, _PLAYED, _CARD, _WON, _SLOT, _BOUND, _BESTC = range(13)
 _ALPHA, _BETA, _BEST, _A0, _B0, _R = range(6)
@@ -161,12 +187,13 @@ _ALPHA, _BETA, _BEST, _A0, _B0, _R = range(6)
 
 @njit(cache=True)
 def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, only,
-                cfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp) -> float:
+                cfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, shift) -> float:
     """Exact value for ``me`` of playing card ``only`` now: future honours and final trick score.
 
     Alpha-beta over an explicit stack of plies (``si``/``sf``/``tr``/``skey``, one row a ply;
     numba's cached code cannot call itself).  ``hands`` and ``tricks`` are changed and restored
-    around each card.  The transposition table is probed and stored at trick boundaries."""
+    around each card.  The transposition table is probed and stored at trick boundaries, in its
+    first ``2 ** (64 - shift)`` entries."""
     P = cfg[_P]
     me = cfg[_ME]
     trump = cfg[_TRUMP]
@@ -234,6 +261,8 @@ def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, 
             si[d, _BOUND] = 0
             if ntrick == 0 and hands[leader] == ZERO:
                 v = final[tricks[0], tricks[1], tricks[2]]
+            elif ntrick == 0 and hands[leader] & (hands[leader] - ONE) == ZERO:
+                v = _last_trick(hands, leader, P, me, trump, honours, fcfg, final, tricks)
             else:
                 hit = False
                 v = 0.0
@@ -241,7 +270,7 @@ def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, 
                 if ntrick == 0:
                     key2 = hands[2] | (np.uint64(_tkey(cfg, tricks) * 4 + leader) << _POS_SHIFT)
                     h = (hands[0] * _HASH_A) ^ (hands[1] * _HASH_B) ^ (key2 * _HASH_C)
-                    slot = np.int64(h >> _SHIFT)
+                    slot = np.int64(h >> shift)
                     word = tt[slot, 3]
                     if (word >> _STAMP_SHIFT == np.uint64(stamp) and tt[slot, 0] == hands[0]
                             and tt[slot, 1] == hands[1] and tt[slot, 2] & _KEY_BITS == key2):
@@ -328,10 +357,11 @@ def _root_values(hands, leader, trick0, ntrick, tricks0, played, cfg, fcfg, hono
     n = _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, -1, order)
     out[:] = np.nan
     offset = fcfg[0] * (tricks0[cfg[_ME]] - 6) if cfg[_LINEAR] else 0.0
+    shift = np.uint64(64 - max(MIN_TT_BITS, TT_BITS - played))
     for k in range(n):
         c = order[k]
         out[c] = _play_value(hands, tricks, trick, ntrick, leader, win, win_seat, played, c, cfg, fcfg, honours,
-                             final, tt, moves, si, sf, tr, skey, stamp) + offset
+                             final, tt, moves, si, sf, tr, skey, stamp, shift) + offset
     # Equivalent cards share the value of their run's head: the nearest stronger legal card.
     rest = legal
     prev = -1
@@ -343,30 +373,40 @@ def _root_values(hands, leader, trick0, ntrick, tricks0, played, cfg, fcfg, hono
         prev = c
 
 
+# Columns of the packed positions (int64, one row a position).
+_PTRUMP, _PME, _PLEADER, _PNTRICK, _PTRICK, _PTRICKS, _PPLAYED = 0, 1, 2, 3, 4, 7, 10
+_PCOLUMNS = 11
+
+
 @njit(cache=True)
-def _solve_chunk(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
-                 moves, si, sf, tr, skey, stamp, t, chunks, out) -> None:
-    """Root values of worlds ``t, t + chunks, ...`` with table and stack ``t``."""
-    for i in range(t, worlds.shape[0], chunks):
-        _root_values(worlds[i], leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt[t],
+def _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, t, chunks,
+                 out) -> None:
+    """Root values of positions ``t, t + chunks, ...`` with table and stack ``t``: the rules'
+    settings ``rcfg`` with each position's trump and seat, its trump's honours and the final
+    scores for its seat."""
+    cfg = rcfg.copy()
+    for i in range(t, hands.shape[0], chunks):
+        trump = pos[i, _PTRUMP]
+        me = pos[i, _PME]
+        cfg[_TRUMP] = trump
+        cfg[_ME] = me
+        _root_values(hands[i], pos[i, _PLEADER], pos[i, _PTRICK:_PTRICK + 3], pos[i, _PNTRICK],
+                     pos[i, _PTRICKS:_PTRICKS + 3], pos[i, _PPLAYED], cfg, fcfg, honours[trump], final[me], tt[t],
                      moves[t], si[t], sf[t], tr[t], skey[t], stamp + i, out[i])
 
 
 @njit(cache=True)
-def _solve_serial(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
-                  moves, si, sf, tr, skey, stamp, chunks, out) -> None:
-    """Every world's root values, one after the other (no thread pool to wake: the cheap path)."""
-    _solve_chunk(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
-                 moves, si, sf, tr, skey, stamp, 0, 1, out)
+def _solve_serial(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, chunks, out) -> None:
+    """Every position's root values, one after the other (no thread pool to wake: the cheap path)."""
+    _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, 0, 1, out)
 
 
 @njit(cache=True, parallel=True)
-def _solve_parallel(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
-                    moves, si, sf, tr, skey, stamp, chunks, out) -> None:
-    """Every world's root values, ``chunks`` threads (world ``i`` in chunk ``i % chunks``)."""
+def _solve_parallel(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, chunks,
+                    out) -> None:
+    """Every position's root values, ``chunks`` threads (position ``i`` in chunk ``i % chunks``)."""
     for t in prange(chunks):
-        _solve_chunk(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
-                     moves, si, sf, tr, skey, stamp, t, chunks, out)
+        _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, t, chunks, out)
 
 
 class _Tables:
@@ -406,12 +446,14 @@ class _Tables:
 _TABLES = _Tables()
 
 
-@functools.lru_cache(maxsize=256)
-def _tables(rules: Rules, trump: int, me: int) -> tuple[np.uint64, np.ndarray, np.ndarray, np.ndarray]:
-    """The solver's constants for these rules, trump and seat: the honours mask, the int and
-    float settings and the final trick score for ``me`` by tricks won (built once, read-only)."""
+@functools.lru_cache(maxsize=64)
+def _rule_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The solver's constants for these rules, built once and read-only: the int and float
+    settings (trump and seat left at 0, set per position), the honours mask by trump and the
+    final trick score by solving seat and tricks won."""
     P = rules.players
-    honours = np.uint64(sum(1 << (trump * NUM_RANKS + rank_index(r, P)) for r in rules.honour_ranks))
+    honours = np.array([sum(1 << (trump * NUM_RANKS + rank_index(r, P)) for r in rules.honour_ranks)
+                        for trump in range(4)], dtype=np.uint64)
     linear = P == 2 and rules.trick_scoring in ("excess", "difference") and (
         rules.trick_scoring == "difference" or rules.trick_quota == 6)
     per_trick = 0.0
@@ -420,27 +462,137 @@ def _tables(rules: Rules, trump: int, me: int) -> tuple[np.uint64, np.ndarray, n
         per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
         capot_extra = trick_score(rules, (12, 0))[0] - 6 * per_trick
     share = 1.0 if P == 2 else 1.0 / (P - 1)
-    cfg = np.array([P, trump, me, rules.must_beat, rules.must_trump, rules.overtrump, rules.first_lead_trump,
-                    linear], dtype=np.int64)
+    cfg = np.array([P, 0, 0, rules.must_beat, rules.must_trump, rules.overtrump, rules.first_lead_trump, linear],
+                   dtype=np.int64)
     fcfg = np.array([per_trick, share], dtype=np.float64)
-    # The final trick score for me, by tricks won (seats beyond P stay at 0 tricks).
-    final = np.zeros((13, 13, 13), dtype=np.float64)
+    # The final trick score for each seat, by tricks won (seats beyond P stay at 0 tricks).
+    final = np.zeros((P, 13, 13, 13), dtype=np.float64)
     for t0 in range(13):
         for t1 in range(13 - t0):
             for t2 in range(13 - t0 - t1) if P == 3 else (0,):
                 tricks = (t0, t1, t2)[:P]
-                if linear:
-                    t = tricks[me]
-                    v = capot_extra if t == 12 else (-capot_extra if t == 0 else 0.0)
-                else:
-                    s = trick_score(rules, tricks)
-                    v = s[me] - share * (sum(s) - s[me])
-                final[t0, t1, t2] = v
+                s = trick_score(rules, tricks)
+                for me in range(P):
+                    if linear:
+                        t = tricks[me]
+                        v = capot_extra if t == 12 else (-capot_extra if t == 0 else 0.0)
+                    else:
+                        v = s[me] - share * (sum(s) - s[me])
+                    final[me, t0, t1, t2] = v
     if not np.array_equal(final * 2, np.round(final * 2)):  # integer rule fields always pass
         raise ValueError("the compiled solver's table holds values in halves; these rules score other fractions")
-    for a in (cfg, fcfg, final):
+    for a in (cfg, fcfg, honours, final):
         a.flags.writeable = False
-    return honours, cfg, fcfg, final
+    return cfg, fcfg, honours, final
+
+
+class Positions(NamedTuple):
+    """Positions to solve, one row each (numpy arrays): ``hands`` ``(n, P)`` uint64 masks by
+    seat, ``trump``, ``me`` (the seat to play, who maximises), ``leader`` and ``played`` (tricks
+    played) ``(n,)``, ``trick`` ``(n, 3)`` the cards of the current trick in play order (-1 after
+    them), ``tricks`` ``(n, P)`` the tricks won by seat."""
+
+    hands: np.ndarray
+    trump: np.ndarray
+    me: np.ndarray
+    leader: np.ndarray
+    trick: np.ndarray
+    tricks: np.ndarray
+    played: np.ndarray
+
+    @classmethod
+    def of(cls, rows) -> Positions:
+        """From ``(trump, hands, leader, trick, tricks, played, me)`` tuples (hands and tricks by
+        seat, trick the cards in play order), as :class:`agents.solver.Solver` takes them."""
+        rows = list(rows)
+        n = len(rows)
+        seats = len(rows[0][1]) if rows else 0
+        trick = np.full((n, 3), -1, dtype=np.int64)
+        for k, row in enumerate(rows):
+            trick[k, : len(row[3])] = row[3]
+        return cls(np.array([r[1] for r in rows], dtype=np.uint64).reshape(n, seats),
+                   *(np.array([r[i] for r in rows], dtype=np.int64) for i in (0, 6, 2)), trick,
+                   np.array([r[4] for r in rows], dtype=np.int64).reshape(n, seats),
+                   np.array([r[5] for r in rows], dtype=np.int64))
+
+
+def _packed(rules: Rules, p: Positions) -> tuple[np.ndarray, np.ndarray]:
+    """The hands ``(n, 3)`` and the position columns ``(n, 11)`` of ``p``, checked: a position
+    that is not one of a deal under ``rules`` is a ValueError naming its row."""
+    P = rules.players
+    hands = np.asarray(p.hands)
+    n = len(hands)
+    shapes = {"hands": (hands, (n, P)), "trump": (p.trump, (n,)), "me": (p.me, (n,)), "leader": (p.leader, (n,)),
+              "trick": (p.trick, (n, 3)), "tricks": (p.tricks, (n, P)), "played": (p.played, (n,))}
+    for name, (a, shape) in shapes.items():
+        if np.shape(a) != shape:
+            raise ValueError(f"positions: {name} must have shape {shape} for {n} positions of {P} players, "
+                             f"got {np.shape(a)}")
+    trick = np.asarray(p.trick, dtype=np.int64)
+    ntrick = (trick >= 0).sum(axis=1)
+    tricks = np.asarray(p.tricks, dtype=np.int64)
+    played = np.asarray(p.played, dtype=np.int64)
+    trump, me, leader = (np.asarray(a, dtype=np.int64) for a in (p.trump, p.me, p.leader))
+    holes = ((trick >= 0) & (np.arange(3) >= ntrick[:, None])).any(axis=1)  # a card after a -1
+    checks = [
+        ((trump < 0) | (trump > 3), "trump must be a suit index 0..3"),
+        ((me < 0) | (me >= P), f"me must be a seat 0..{P - 1}"),
+        ((leader < 0) | (leader >= P), f"the leader must be a seat 0..{P - 1}"),
+        ((played < 0) | (played > 11) | (tricks.sum(axis=1) != played) | (tricks < 0).any(axis=1)
+         | (ntrick >= P) | (trick >= NUM_CARDS).any(axis=1) | (trick < -1).any(axis=1) | holes,
+         "inconsistent position: tricks won by seat must add up to the tricks played (0..11), "
+         f"fewer than {P} cards in the trick"),
+        ((leader + ntrick) % P != me, "the seat to play must be the solving seat me"),
+    ]
+    for bad, message in checks:
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(f"positions row {k}: {message} (trump {trump[k]}, me {me[k]}, leader {leader[k]}, "
+                             f"trick {tuple(int(c) for c in trick[k, : ntrick[k]])}, tricks won "
+                             f"{tuple(int(t) for t in tricks[k])}, {played[k]} tricks played)")
+    full = np.zeros((n, 3), dtype=np.uint64)
+    full[:, :P] = hands
+    pos = np.zeros((n, _PCOLUMNS), dtype=np.int64)
+    pos[:, _PTRUMP] = trump
+    pos[:, _PME] = me
+    pos[:, _PLEADER] = leader
+    pos[:, _PNTRICK] = ntrick
+    pos[:, _PTRICK : _PTRICK + 3] = np.maximum(trick, 0)
+    pos[:, _PTRICKS : _PTRICKS + P] = tricks
+    pos[:, _PPLAYED] = played
+    return full, pos
+
+
+def solve_positions(rules: Rules, positions: Positions, threads: int = 1) -> np.ndarray:
+    """``(n, 36)`` exact values for the seat to play of every legal card (NaN for the others) in
+    each of the ``n`` positions: one compiled call for them all (the batch entry point: the
+    per-call cost of Python and numba's dispatch is paid once, not per position)."""
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS} (the cores numba "
+                         f"may use, NUMBA_NUM_THREADS), got {threads}")
+    if not len(positions.hands):
+        return np.empty((0, NUM_CARDS), dtype=np.float64)
+    hands, pos = _packed(rules, positions)
+    cfg, fcfg, honours, final = _rule_tables(rules)
+    out = np.empty((len(hands), NUM_CARDS), dtype=np.float64)
+    chunks = max(1, min(threads, len(hands)))
+    with _TABLES.lock:
+        stamp = _TABLES.reserve(chunks, len(hands))
+        solve = _solve_serial
+        if chunks > 1:
+            solve = _solve_parallel
+            previous = numba.get_num_threads()
+            numba.set_num_threads(min(chunks, numba.config.NUMBA_NUM_THREADS))
+        try:
+            if numba.config.DISABLE_JIT:  # plain Python on numpy scalars: hashes wrap around with a warning
+                with np.errstate(over="ignore"):
+                    solve(hands, pos, cfg, fcfg, honours, final, *_TABLES.arrays(), stamp, chunks, out)
+            else:
+                solve(hands, pos, cfg, fcfg, honours, final, *_TABLES.arrays(), stamp, chunks, out)
+        finally:
+            if chunks > 1:
+                numba.set_num_threads(previous)
+    return out
 
 
 class CompiledSolver:
@@ -456,56 +608,27 @@ class CompiledSolver:
         self.P = rules.players
         self.trump = trump
         self.me = me
-        self.honours, self.cfg, self.fcfg, self.final = _tables(rules, trump, me)
-
-    def _position(self, leader: int, trick, tricks, played: int):
-        P = self.P
-        if len(tricks) != P or sum(tricks) != played or not 0 <= played < 12 or not 0 <= len(trick) < P:
-            raise ValueError(f"inconsistent position: tricks won {tuple(tricks)} by {P} seats, {played} tricks "
-                             f"played, {len(trick)} cards in the trick")
-        seat = (leader + len(trick)) % P
-        if seat != self.me:
-            raise ValueError(f"seat {seat} is to play, the solver plays for seat {self.me}")
-        trick_arr = np.zeros(3, dtype=np.int64)
-        trick_arr[: len(trick)] = trick
-        tricks_arr = np.zeros(3, dtype=np.int64)
-        tricks_arr[:P] = tricks
-        return trick_arr, len(trick), tricks_arr
 
     def values(self, worlds: np.ndarray, leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
                played: int, threads: int = 1) -> np.ndarray:
         """``(n, 36)`` values of every legal card (NaN for the others) in each of ``n`` deals
         ``worlds`` (``(n, P)`` hands as uint64 masks by seat), all at the same position."""
-        worlds = np.ascontiguousarray(worlds, dtype=np.uint64)
+        worlds = np.asarray(worlds, dtype=np.uint64)
         if worlds.ndim != 2 or worlds.shape[1] != self.P:
             raise ValueError(f"worlds must be (n, {self.P}) hands, got shape {worlds.shape}")
-        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-            raise ValueError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS} (the cores numba "
-                             f"may use, NUMBA_NUM_THREADS), got {threads}")
-        full = np.zeros((len(worlds), 3), dtype=np.uint64)
-        full[:, : self.P] = worlds
-        trick_arr, ntrick, tricks_arr = self._position(leader, trick, tricks, played)
-        out = np.empty((len(worlds), NUM_CARDS), dtype=np.float64)
-        chunks = max(1, min(threads, len(worlds)))
-        with _TABLES.lock:
-            stamp = _TABLES.reserve(chunks, len(worlds))
-            solve = _solve_serial
-            if chunks > 1:
-                solve = _solve_parallel
-                previous = numba.get_num_threads()
-                numba.set_num_threads(min(chunks, numba.config.NUMBA_NUM_THREADS))
-            try:
-                if numba.config.DISABLE_JIT:  # plain Python on numpy scalars: hashes wrap around with a warning
-                    with np.errstate(over="ignore"):
-                        solve(full, leader, trick_arr, ntrick, tricks_arr, played, self.cfg, self.fcfg, self.honours,
-                              self.final, *_TABLES.arrays(), stamp, chunks, out)
-                else:
-                    solve(full, leader, trick_arr, ntrick, tricks_arr, played, self.cfg, self.fcfg, self.honours,
-                          self.final, *_TABLES.arrays(), stamp, chunks, out)
-            finally:
-                if chunks > 1:
-                    numba.set_num_threads(previous)
-        return out
+        n = len(worlds)
+        if len(tricks) != self.P or not 0 <= len(trick) < self.P:
+            raise ValueError(f"inconsistent position: tricks won {tuple(tricks)} by {self.P} seats, "
+                             f"{len(trick)} cards in the trick")
+        seat = (leader + len(trick)) % self.P
+        if seat != self.me:
+            raise ValueError(f"seat {seat} is to play, the solver plays for seat {self.me}")
+        row = np.full(3, -1, dtype=np.int64)
+        row[: len(trick)] = trick
+        one = np.ones(n, dtype=np.int64)
+        positions = Positions(worlds, self.trump * one, self.me * one, leader * one, np.tile(row, (n, 1)),
+                              np.tile(np.asarray(tricks, dtype=np.int64), (n, 1)), played * one)
+        return solve_positions(self.rules, positions, threads)
 
     def move_values(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
                     played: int) -> dict[int, float]:
@@ -516,4 +639,4 @@ class CompiledSolver:
         return {int(c): float(row[c]) for c in np.flatnonzero(~np.isnan(row))}
 
 
-__all__ = ["CompiledSolver", "equivalent_heads"]
+__all__ = ["CompiledSolver", "Positions", "equivalent_heads", "solve_positions"]
