@@ -46,17 +46,32 @@ DEFAULT_SAMPLES = 16
 SOLVERS = ("compiled", "python")
 
 
-def _point_ok(cards: np.ndarray, count: int, value: int) -> bool:
-    """Do ``cards`` (bool over 36) hold a suit of exactly ``count`` cards and ``value``?"""
-    per_suit = cards[None, :] & SUIT_ONEHOT
-    return bool(((per_suit.sum(axis=1) == count) & (per_suit @ POINT_VALUE == value)).any())
+def _point_ok(cards: np.ndarray, count: int, value: int) -> np.ndarray:
+    """Which rows of ``cards`` (``(n, 36)`` bool) hold a suit of exactly ``count`` cards and ``value``?"""
+    per_suit = cards[:, None, :] & SUIT_ONEHOT[None]
+    return ((per_suit.sum(axis=2) == count) & (per_suit @ POINT_VALUE == value)).any(axis=1)
+
+
+def _subsets(rng: np.random.Generator, n: int, cards: np.ndarray, k: int) -> np.ndarray:
+    """``n`` uniform ``k``-card subsets of the cards ``cards`` (indices), as ``(n, 36)`` bool: the
+    ``k`` cards of smallest random key in each row."""
+    out = np.zeros((n, NUM_CARDS), dtype=bool)
+    if k > 0 and n:
+        keys = rng.random((n, len(cards)))
+        pick = np.argpartition(keys, k - 1, axis=1)[:, :k] if k < len(cards) else np.arange(k)[None].repeat(n, 0)
+        out[np.arange(n)[:, None], cards[pick]] = True
+    return out
 
 
 def sample_worlds(obs: np.ndarray, rules: Rules, n: int, rng: np.random.Generator, *,
                   max_tries: int = 50) -> np.ndarray:
     """``n`` sampled hands of every seat, ``(n, 3, 36)`` bool by relative seat (seat 0 = the
     acting player, always his real hand), consistent with the observation ``obs`` (one row)."""
-    v = decode(obs)
+    return _sample(decode(obs), rules, n, rng, max_tries)
+
+
+def _sample(v: View, rules: Rules, n: int, rng: np.random.Generator, max_tries: int = 50) -> np.ndarray:
+    """:func:`sample_worlds` of the decoded observation ``v`` (row 0), every world drawn at once."""
     P = rules.players
     hand = v.hand[0]
     played = v.played[0]
@@ -83,7 +98,6 @@ def sample_worlds(obs: np.ndarray, rules: Rules, n: int, rng: np.random.Generato
     checks = [(s, int(v.point_count[0, s]), int(v.point_value[0, s])) for s in range(1, P) if v.declared[0, s]]
     worlds = np.zeros((n, 3, NUM_CARDS), dtype=bool)
     worlds[:, 0] = hand
-    pool_idx = np.flatnonzero(pool)
     # Seat ``s`` is drawn first (the declared one, if any), seat ``o`` (three players) gets the rest.
     declared = {seat: (cnt, val) for seat, cnt, val in checks}
     s = next(iter(declared), 1)
@@ -98,33 +112,40 @@ def sample_worlds(obs: np.ndarray, rules: Rules, n: int, rng: np.random.Generato
     need = int(sizes[s] - forced.sum())
     options = _point_options(declared[s], played[s], forced, eligible, need) if s in declared else None
     feasible = need >= 0 and need <= eligible.sum() and (options is None or options)
-    for i in range(n):
-        w = None
-        for _ in range(max_tries if feasible else 0):
-            w = np.zeros((3, NUM_CARDS), dtype=bool)
-            if options:
-                _, t, rest, more = options[int(rng.choice(len(options), p=_weights(options)))]
-                w[s, t] = True
-                w[s, rng.choice(rest, size=more, replace=False)] = True
-            else:
-                w[s, rng.choice(np.flatnonzero(eligible), size=need, replace=False)] = True
-            w[s] |= forced
-            if o is None:
-                break
-            w[o] = pool & ~w[s] | known[o]
-            fits = w[o].sum() == sizes[o] and not (w[o] & ~(allowed[o] | known[o])).any()
-            if fits and (o not in declared or _point_ok(w[o] | played[o], *declared[o])):
-                break
-        if w is None:  # inconsistent observation: fall back to any split of the pool
-            w = np.zeros((3, NUM_CARDS), dtype=bool)
-            order = rng.permutation(pool_idx)
-            at = 0
-            for seat in range(1, P):
-                take = int(sizes[seat] - known[seat].sum())
-                w[seat, order[at : at + take]] = True
-                w[seat] |= known[seat]
-                at += take
-        worlds[i, 1:P] = w[1:P]
+    if not feasible:  # inconsistent observation: any split of the pool
+        order = np.argsort(rng.random((n, int(pool.sum()))), axis=1)
+        at = 0
+        for seat in range(1, P):
+            take = int(sizes[seat] - known[seat].sum())
+            worlds[np.arange(n)[:, None], seat, np.flatnonzero(pool)[order[:, at : at + take]]] = True
+            worlds[:, seat] |= known[seat]
+            at += take
+        return worlds
+    # Up to ``max_tries`` draws for the worlds not yet consistent; the last draw is kept.
+    todo = np.arange(n)
+    for _ in range(max_tries):
+        w = np.zeros((len(todo), NUM_CARDS), dtype=bool)
+        if options:
+            chosen = rng.choice(len(options), size=len(todo), p=_weights(options))
+            for k in np.unique(chosen):
+                _, t, rest, more = options[k]
+                rows = np.flatnonzero(chosen == k)
+                w[rows] = _subsets(rng, len(rows), rest, more)
+                w[np.ix_(rows, t)] = True
+        else:
+            w = _subsets(rng, len(todo), np.flatnonzero(eligible), need)
+        w |= forced
+        worlds[todo, s] = w
+        if o is None:
+            break
+        w_o = pool & ~w | known[o]
+        worlds[todo, o] = w_o
+        fits = (w_o.sum(axis=1) == sizes[o]) & ~(w_o & ~(allowed[o] | known[o])).any(axis=1)
+        if o in declared:
+            fits &= _point_ok(w_o | played[o], *declared[o])
+        todo = todo[~fits]
+        if not len(todo):
+            break
     return worlds
 
 
@@ -199,15 +220,12 @@ def world_values(worlds: np.ndarray, rules: Rules, trump: int, pos: tuple, solve
 
 
 def solve_row(args) -> int:
-    """One decision: ``(obs row, legal cards, rules, samples, horizon, seed, solver, threads)`` -> the card."""
-    obs, legal, rules, samples, horizon, seed, solver, threads = args
+    """One searched decision: ``(view row, legal cards, the heuristic's scores of the cards, rules,
+    samples, seed, solver, threads)`` -> the card."""
+    v, legal, pref, rules, samples, seed, solver, threads = args
     rng = np.random.default_rng(seed)
-    v = decode(obs)
-    pref = play_scores(rules, v, legal[None, :NUM_CARDS])[0]
     legal_cards = np.flatnonzero(legal[:NUM_CARDS])
-    if len(legal_cards) == 1 or 12 - int(v.tricks_played[0]) > horizon:
-        return int(legal_cards[np.argmax(pref[legal_cards])])
-    worlds = sample_worlds(obs, rules, samples, rng)
+    worlds = _sample(v, rules, samples, rng)
     values = world_values(worlds, rules, int(v.trump[0]), position(v, 0, rules), solver, threads)
     mean = np.where(np.isnan(values), 0.0, values).sum(axis=0) / len(worlds)
     # Best mean value; among equals (within a rounding), the heuristic's preference.
@@ -215,6 +233,10 @@ def solve_row(args) -> int:
     score = np.where(np.isclose(mean, best, atol=1e-9), 1e6 + pref, -np.inf)
     score[~legal[:NUM_CARDS]] = -np.inf
     return int(np.argmax(score))
+
+
+def _rows(v: View, rows: np.ndarray) -> View:
+    return View(**{k: a[rows] for k, a in vars(v).items()})
 
 
 def _ignore_sigint() -> None:
@@ -272,14 +294,21 @@ class PIMCAgent:
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         mask = np.asarray(mask, dtype=bool)
         obs = np.atleast_2d(obs)
-        out = self.heuristic.act(obs, mask, rng)
         v = decode(obs)
-        rows = np.flatnonzero((v.phase == 2) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
+        choice = np.flatnonzero((v.phase == 2) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
+        seeds = rng.integers(0, 2**63, size=len(choice)) if len(choice) else np.zeros(0, dtype=np.int64)
+        near = 12 - v.tricks_played[choice] <= self.horizon
+        rows, seeds = choice[near], seeds[near]
+        out = np.zeros(len(obs), dtype=np.int64)
+        rest = np.setdiff1d(np.arange(len(obs)), rows)
+        if len(rest):
+            out[rest] = self.heuristic.act(obs[rest], mask[rest], rng)
         if not len(rows):
             return out
-        seeds = rng.integers(0, 2**63, size=len(rows))
-        jobs = [(obs[r : r + 1], mask[r], self.rules, self.samples, self.horizon, int(s), self.solver, self.threads)
-                for r, s in zip(rows, seeds, strict=True)]
+        # The heuristic's card scores break ties between cards of equal value.
+        pref = play_scores(self.rules, _rows(v, rows), mask[rows, :NUM_CARDS])
+        jobs = [(_rows(v, [r]), mask[r], pref[k], self.rules, self.samples, int(s), self.solver, self.threads)
+                for k, (r, s) in enumerate(zip(rows, seeds, strict=True))]
         if self.workers > 1 and len(jobs) > 1:
             if self._pool is None:
                 import multiprocessing as mp
