@@ -10,8 +10,9 @@ with
   hands, the leader and the tricks won (or, with linear two-player scoring, only the capot
   state), each entry holding the full key so that a hash collision is never a wrong hit; a
   stamp per solve replaces clearing the table;
-* **move ordering**: the follower tries its cheapest winning card first, then the cheapest
-  loser; the leader its masters first, then its high cards;
+* **move ordering**: the best card found before in the position (from the table) first; the
+  follower tries its cheapest winning card first, then the cheapest loser; the leader its
+  masters first, then its high cards, the trumps and honours that are not masters last;
 * **equivalent cards**: only the first card of a run of equivalent cards (same suit, same
   honour status, no live card of another hand between them) is searched; the others share its
   value.  The runs are those of the Python solver, so the values are the same numbers.
@@ -133,8 +134,11 @@ def _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, hi
             else:
                 key = 1000 + (200 if bit & honours else 0) + is_trump * 64 + (63 - c)
         else:
-            # Leader: masters (no stronger live card elsewhere) first, then by strength.
-            key = (0 if others & STRONGER[c] == ZERO else 100) + c % NUM_RANKS
+            # Leader: masters (no stronger live card elsewhere) first, then by strength, the
+            # trumps and honours that are not masters late.
+            key = c % NUM_RANKS
+            if others & STRONGER[c] != ZERO:
+                key += 100 + 20 * is_trump + (50 if bit & honours else 0)
         if c == hint:
             key = -1
         # Insertion sort by key (at most 12 cards); ties keep card order.
