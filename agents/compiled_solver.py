@@ -492,9 +492,9 @@ def _rule_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
 
 class Positions(NamedTuple):
     """Positions to solve, one row each (numpy arrays): ``hands`` ``(n, P)`` uint64 masks by
-    seat, ``trump``, ``me`` (the seat to play, who maximises), ``leader`` and ``played`` (tricks
-    played) ``(n,)``, ``trick`` ``(n, 3)`` the cards of the current trick in play order (-1 after
-    them), ``tricks`` ``(n, P)`` the tricks won by seat."""
+    seat, ``trump``, ``me`` (the seat whose values they are, who maximises: usually the seat to
+    play), ``leader`` and ``played`` (tricks played) ``(n,)``, ``trick`` ``(n, 3)`` the cards of
+    the current trick in play order (-1 after them), ``tricks`` ``(n, P)`` the tricks won by seat."""
 
     hands: np.ndarray
     trump: np.ndarray
@@ -546,7 +546,6 @@ def _packed(rules: Rules, p: Positions) -> tuple[np.ndarray, np.ndarray]:
          | (ntrick >= P) | (trick >= NUM_CARDS).any(axis=1) | (trick < -1).any(axis=1) | holes,
          "inconsistent position: tricks won by seat must add up to the tricks played (0..11), "
          f"fewer than {P} cards in the trick"),
-        ((leader + ntrick) % P != me, "the seat to play must be the solving seat me"),
     ]
     for bad, message in checks:
         if bad.any():
@@ -568,8 +567,8 @@ def _packed(rules: Rules, p: Positions) -> tuple[np.ndarray, np.ndarray]:
 
 
 def solve_positions(rules: Rules, positions: Positions, threads: int = 1) -> np.ndarray:
-    """``(n, 36)`` exact values for the seat to play of every legal card (NaN for the others) in
-    each of the ``n`` positions: one compiled call for them all (the batch entry point: the
+    """``(n, 36)`` exact values for ``me`` of every legal card of the seat to play (NaN for the
+    others) in each of the ``n`` positions: one compiled call for them all (the batch entry point: the
     per-call cost of Python and numba's dispatch is paid once, not per position)."""
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise ValueError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS} (the cores numba "
@@ -624,9 +623,6 @@ class CompiledSolver:
         if len(tricks) != self.P or not 0 <= len(trick) < self.P:
             raise ValueError(f"inconsistent position: tricks won {tuple(tricks)} by {self.P} seats, "
                              f"{len(trick)} cards in the trick")
-        seat = (leader + len(trick)) % self.P
-        if seat != self.me:
-            raise ValueError(f"seat {seat} is to play, the solver plays for seat {self.me}")
         row = np.full(3, -1, dtype=np.int64)
         row[: len(trick)] = trick
         one = np.ones(n, dtype=np.int64)
@@ -636,7 +632,7 @@ class CompiledSolver:
 
     def move_values(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
                     played: int) -> dict[int, float]:
-        """Exact value for ``me`` of every legal card of the seat to play (which must be ``me``):
+        """Exact value for ``me`` of every legal card of the seat to play:
         :meth:`agents.solver.Solver.move_values`."""
         world = np.array([[int(h) for h in hands]], dtype=np.uint64)
         row = self.values(world, leader, trick, tricks, played)[0]
