@@ -23,9 +23,10 @@ opponents, uniformly among the splits that respect voids and known cards.
 Each sampled deal is solved exactly for the rest of the deal by the compiled solver
 (:class:`agents.compiled_solver.CompiledSolver`; ``solver="python"`` uses the pure-Python
 :class:`agents.solver.Solver` instead, the same values far slower: for tests and benchmarks);
-the agent plays the card of best mean value, ties broken by the heuristic.  Every decision
-that is not a card to play (questions, point) is the heuristic's, and so is a card that is
-forced (one legal card).
+the agent plays the card of best mean value, ties broken by the heuristic.  A forced card (one
+legal card) is the heuristic's, and so is every decision that is not a card to play
+(questions, point) unless ``declarations="search"`` (spec ``pimc:N:search``): then those are
+decided by sampled worlds too (:mod:`agents.declaration_search`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import numpy as np
 from imperiale_env.cards import NUM_CARDS
 from imperiale_env.rules import Rules, resolve_rules
 
+from . import declaration_search
 from .compiled_solver import CompiledSolver
 from .heuristic import HeuristicAgent, play_scores
 from .solver import Solver
@@ -44,6 +46,9 @@ from .view import CARD_SUIT, POINT_VALUE, SUIT_ONEHOT, View, deck_mask, decode
 
 DEFAULT_SAMPLES = 16
 SOLVERS = ("compiled", "python")
+#: Who answers the declarations (questions, point): the heuristic, or a search of sampled worlds
+#: (:mod:`agents.declaration_search`).
+DECLARATIONS = ("heuristic", "search")
 
 
 def _point_ok(cards: np.ndarray, count: int, value: int) -> np.ndarray:
@@ -257,12 +262,16 @@ class PIMCAgent:
     > 1 solves the sampled deals of one decision on that many threads instead (the values are
     exact, so the choice is the same whatever the thread count).  ``solver``: ``compiled`` (the
     default) or ``python``, the pure-Python oracle (same choices, for tests and benchmarks).
+    ``declarations``: ``heuristic`` (the default) or ``search`` (sampled worlds, valued on the
+    reference engine: :mod:`agents.declaration_search`).
     """
 
     def __init__(self, rules: Rules | str | dict | None = None, samples: int = DEFAULT_SAMPLES, workers: int = 1,
-                 horizon: int = 12, threads: int = 1, solver: str = "compiled"):
+                 horizon: int = 12, threads: int = 1, solver: str = "compiled", declarations: str = "heuristic"):
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r} (allowed: {', '.join(SOLVERS)})")
+        if declarations not in DECLARATIONS:
+            raise ValueError(f"unknown declarations {declarations!r} (allowed: {', '.join(DECLARATIONS)})")
         if int(threads) < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         self.rules = resolve_rules(rules)
@@ -271,7 +280,9 @@ class PIMCAgent:
         self.horizon = int(horizon)
         self.threads = int(threads)
         self.solver = solver
-        self.name = f"pimc:{self.samples}" + (f":{self.horizon}" if self.horizon < 12 else "")
+        self.declarations = declarations
+        self.name = (f"pimc:{self.samples}" + (f":{self.horizon}" if self.horizon < 12 else "")
+                     + (":search" if declarations == "search" else ""))
         self.heuristic = HeuristicAgent(self.rules)
         self._pool = None
 
@@ -303,6 +314,11 @@ class PIMCAgent:
         rest = np.setdiff1d(np.arange(len(obs)), rows)
         if len(rest):
             out[rest] = self.heuristic.act(obs[rest], mask[rest], rng)
+        if self.declarations == "search":
+            for r in np.flatnonzero((v.phase == 0) | (v.phase == 1)):
+                row = _rows(v, [r])
+                worlds = _sample(row, self.rules, self.samples, np.random.default_rng(rng.integers(0, 2**63)))
+                out[r] = declaration_search.decide(self.rules, row, obs[r], mask[r], worlds)
         if not len(rows):
             return out
         # The heuristic's card scores break ties between cards of equal value.
@@ -321,4 +337,5 @@ class PIMCAgent:
         return out
 
 
-__all__ = ["DEFAULT_SAMPLES", "SOLVERS", "PIMCAgent", "position", "sample_worlds", "solve_row", "world_values"]
+__all__ = ["DECLARATIONS", "DEFAULT_SAMPLES", "SOLVERS", "PIMCAgent", "position", "sample_worlds", "solve_row",
+           "world_values"]
