@@ -568,14 +568,18 @@ def _packed(rules: Rules, p: Positions) -> tuple[np.ndarray, np.ndarray]:
 
 def solve_positions(rules: Rules, positions: Positions, threads: int = 1) -> np.ndarray:
     """``(n, 36)`` exact values for ``me`` of every legal card of the seat to play (NaN for the
-    others) in each of the ``n`` positions: one compiled call for them all (the batch entry point: the
-    per-call cost of Python and numba's dispatch is paid once, not per position)."""
+    others) in each of the ``n`` positions: one compiled call for them all (the batch entry point:
+    the per-call cost of Python and numba's dispatch is paid once, not per position)."""
+    if not len(positions.hands):
+        return np.empty((0, NUM_CARDS), dtype=np.float64)
+    return _solve(rules, *_packed(rules, positions), threads)
+
+
+def _solve(rules: Rules, hands: np.ndarray, pos: np.ndarray, threads: int) -> np.ndarray:
+    """The compiled solve of checked, packed positions (``(n, 3)`` hands, ``(n, 11)`` columns)."""
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise ValueError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS} (the cores numba "
                          f"may use, NUMBA_NUM_THREADS), got {threads}")
-    if not len(positions.hands):
-        return np.empty((0, NUM_CARDS), dtype=np.float64)
-    hands, pos = _packed(rules, positions)
     cfg, fcfg, honours, final = _rule_tables(rules)
     out = np.empty((len(hands), NUM_CARDS), dtype=np.float64)
     chunks = max(1, min(threads, len(hands)))
@@ -619,16 +623,21 @@ class CompiledSolver:
         worlds = np.asarray(worlds, dtype=np.uint64)
         if worlds.ndim != 2 or worlds.shape[1] != self.P:
             raise ValueError(f"worlds must be (n, {self.P}) hands, got shape {worlds.shape}")
-        n = len(worlds)
-        if len(tricks) != self.P or not 0 <= len(trick) < self.P:
-            raise ValueError(f"inconsistent position: tricks won {tuple(tricks)} by {self.P} seats, "
-                             f"{len(trick)} cards in the trick")
-        row = np.full(3, -1, dtype=np.int64)
-        row[: len(trick)] = trick
-        one = np.ones(n, dtype=np.int64)
-        positions = Positions(worlds, self.trump * one, self.me * one, leader * one, np.tile(row, (n, 1)),
-                              np.tile(np.asarray(tricks, dtype=np.int64), (n, 1)), played * one)
-        return solve_positions(self.rules, positions, threads)
+        P = self.P
+        tricks = tuple(int(t) for t in tricks)
+        if (len(tricks) != P or min(tricks) < 0 or sum(tricks) != played or not 0 <= played <= 11
+                or not 0 <= len(trick) < P or not all(0 <= c < NUM_CARDS for c in trick) or not 0 <= leader < P):
+            raise ValueError(f"inconsistent position: tricks won by seat must add up to the tricks played (0..11), "
+                             f"fewer than {P} cards in the trick, the leader a seat 0..{P - 1} (leader {leader}, "
+                             f"trick {tuple(trick)}, tricks won {tricks}, {played} tricks played)")
+        # Every world at the same position: one row of columns, repeated (checked once, here).
+        row = np.zeros(_PCOLUMNS, dtype=np.int64)
+        row[[_PTRUMP, _PME, _PLEADER, _PNTRICK, _PPLAYED]] = self.trump, self.me, leader, len(trick), played
+        row[_PTRICK : _PTRICK + len(trick)] = trick
+        row[_PTRICKS : _PTRICKS + P] = tricks
+        hands = np.zeros((len(worlds), 3), dtype=np.uint64)
+        hands[:, :P] = worlds
+        return _solve(self.rules, hands, np.repeat(row[None], len(worlds), axis=0), threads)
 
     def move_values(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
                     played: int) -> dict[int, float]:
