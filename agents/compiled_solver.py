@@ -9,7 +9,8 @@ with
 * a **transposition table** in fixed-size arrays (one per thread), indexed by a hash of the
   hands, the leader and the tricks won (or, with linear two-player scoring, only the capot
   state), each entry holding the full key so that a hash collision is never a wrong hit; a
-  stamp per solve replaces clearing the table;
+  stamp per call and (trump, seat) replaces clearing the table: the positions of one call that
+  share them share the table (a sampled world reuses what another one searched);
 * **move ordering**: the best card found before in the position (from the table) first; the
   follower tries its cheapest winning card first, then the cheapest loser; the leader its
   masters first, then its high cards, the trumps and honours that are not masters last;
@@ -17,9 +18,10 @@ with
   honour status, no live card of another hand between them) is searched; the others share its
   value.  The runs are those of the Python solver, so the values are the same numbers.
 
-:func:`solve_worlds` solves many sampled deals of one position in one compiled call (what
-``pimc`` needs), optionally spread over threads with ``prange``: each world's values are exact
-and independent of the table's state, so the result is the same whatever the thread count.
+:func:`solve_positions` solves many positions (any hands, trump, seat, leader, trick) in one
+compiled call, :meth:`CompiledSolver.values` many sampled deals of one position (what ``pimc``
+needs), optionally spread over threads with ``prange``: each position's values are exact and
+independent of the table's state, so the result is the same whatever the thread count.
 """
 
 from __future__ import annotations
@@ -377,9 +379,10 @@ def _root_values(hands, leader, trick0, ntrick, tricks0, played, cfg, fcfg, hono
         prev = c
 
 
-# Columns of the packed positions (int64, one row a position).
-_PTRUMP, _PME, _PLEADER, _PNTRICK, _PTRICK, _PTRICKS, _PPLAYED = 0, 1, 2, 3, 4, 7, 10
-_PCOLUMNS = 11
+# Columns of the packed positions (int64, one row a position); the last is the position's table
+# stamp, counted from the call's first stamp.
+_PTRUMP, _PME, _PLEADER, _PNTRICK, _PTRICK, _PTRICKS, _PPLAYED, _PSTAMP = 0, 1, 2, 3, 4, 7, 10, 11
+_PCOLUMNS = 12
 
 
 @njit(cache=True)
@@ -387,7 +390,8 @@ def _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, 
                  out) -> None:
     """Root values of positions ``t, t + chunks, ...`` with table and stack ``t``: the rules'
     settings ``rcfg`` with each position's trump and seat, its trump's honours and the final
-    scores for its seat."""
+    scores for its seat.  Positions of one stamp share the table's entries (a position's value
+    depends only on its hands, leader and tricks, given the trump and the seat)."""
     cfg = rcfg.copy()
     for i in range(t, hands.shape[0], chunks):
         trump = pos[i, _PTRUMP]
@@ -396,7 +400,7 @@ def _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, 
         cfg[_ME] = me
         _root_values(hands[i], pos[i, _PLEADER], pos[i, _PTRICK:_PTRICK + 3], pos[i, _PNTRICK],
                      pos[i, _PTRICKS:_PTRICKS + 3], pos[i, _PPLAYED], cfg, fcfg, honours[trump], final[me], tt[t],
-                     moves[t], si[t], sf[t], tr[t], skey[t], stamp + i, out[i])
+                     moves[t], si[t], sf[t], tr[t], skey[t], stamp + pos[i, _PSTAMP], out[i])
 
 
 @njit(cache=True)
@@ -414,8 +418,8 @@ def _solve_parallel(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, t
 
 
 class _Tables:
-    """Per-thread search memory, allocated once per process and reused (a stamp per solve
-    tells this solve's table entries from older ones, so nothing is cleared between solves)."""
+    """Per-thread search memory, allocated once per process and reused (a stamp per call and
+    (trump, seat) tells its table entries from older ones, so nothing is cleared between calls)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -433,7 +437,7 @@ class _Tables:
         self.skey = np.zeros((chunks, MAX_DEPTH), dtype=np.uint64)
 
     def reserve(self, chunks: int, solves: int) -> int:
-        """Make room for ``chunks`` tables and claim ``solves`` fresh stamps; the first stamp."""
+        """Make room for ``chunks`` tables and claim ``solves`` fresh stamps; the first one."""
         if self.chunks < chunks:
             self._allocate(chunks)
         if self.stamp + solves >= MAX_STAMP:  # stamps run out: start over on cleared tables
@@ -521,7 +525,7 @@ class Positions(NamedTuple):
 
 
 def _packed(rules: Rules, p: Positions) -> tuple[np.ndarray, np.ndarray]:
-    """The hands ``(n, 3)`` and the position columns ``(n, 11)`` of ``p``, checked: a position
+    """The hands ``(n, 3)`` and the position columns ``(n, 12)`` of ``p``, checked: a position
     that is not one of a deal under ``rules`` is a ValueError naming its row."""
     P = rules.players
     hands = np.asarray(p.hands)
@@ -563,6 +567,8 @@ def _packed(rules: Rules, p: Positions) -> tuple[np.ndarray, np.ndarray]:
     pos[:, _PTRICK : _PTRICK + 3] = np.maximum(trick, 0)
     pos[:, _PTRICKS : _PTRICKS + P] = tricks
     pos[:, _PPLAYED] = played
+    # One stamp for every position of the same trump and seat: they may share table entries.
+    pos[:, _PSTAMP] = np.unique(trump * 3 + me, return_inverse=True)[1]
     return full, pos
 
 
@@ -576,7 +582,7 @@ def solve_positions(rules: Rules, positions: Positions, threads: int = 1) -> np.
 
 
 def _solve(rules: Rules, hands: np.ndarray, pos: np.ndarray, threads: int) -> np.ndarray:
-    """The compiled solve of checked, packed positions (``(n, 3)`` hands, ``(n, 11)`` columns)."""
+    """The compiled solve of checked, packed positions (``(n, 3)`` hands, ``(n, 12)`` columns)."""
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise ValueError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS} (the cores numba "
                          f"may use, NUMBA_NUM_THREADS), got {threads}")
@@ -584,7 +590,7 @@ def _solve(rules: Rules, hands: np.ndarray, pos: np.ndarray, threads: int) -> np
     out = np.empty((len(hands), NUM_CARDS), dtype=np.float64)
     chunks = max(1, min(threads, len(hands)))
     with _TABLES.lock:
-        stamp = _TABLES.reserve(chunks, len(hands))
+        stamp = _TABLES.reserve(chunks, int(pos[:, _PSTAMP].max()) + 1 if len(pos) else 0)
         solve = _solve_serial
         if chunks > 1:
             solve = _solve_parallel
