@@ -311,7 +311,9 @@ class PIMCAgent:
         near = 12 - v.tricks_played[choice] <= self.horizon
         rows, seeds = choice[near], seeds[near]
         out = np.zeros(len(obs), dtype=np.int64)
-        rest = np.setdiff1d(np.arange(len(obs)), rows)
+        heuristic_rows = np.ones(len(obs), dtype=bool)
+        heuristic_rows[rows] = False
+        rest = np.flatnonzero(heuristic_rows)
         if len(rest):
             out[rest] = self.heuristic.act(obs[rest], mask[rest], rng)
         if self.declarations == "search":
