@@ -512,63 +512,88 @@ class Positions(NamedTuple):
     def of(cls, rows) -> Positions:
         """From ``(trump, hands, leader, trick, tricks, played, me)`` tuples (hands and tricks by
         seat, trick the cards in play order), as :class:`agents.solver.Solver` takes them."""
-        rows = list(rows)
-        n = len(rows)
-        seats = len(rows[0][1]) if rows else 0
-        trick = np.full((n, 3), -1, dtype=np.int64)
-        for k, row in enumerate(rows):
-            trick[k, : len(row[3])] = row[3]
-        return cls(np.array([r[1] for r in rows], dtype=np.uint64).reshape(n, seats),
-                   *(np.array([r[i] for r in rows], dtype=np.int64) for i in (0, 6, 2)), trick,
-                   np.array([r[4] for r in rows], dtype=np.int64).reshape(n, seats),
-                   np.array([r[5] for r in rows], dtype=np.int64))
+        # One table of every number, one row a position: trump, me, leader, played, the trick
+        # padded to 3 cards, the hands and the tricks won.
+        table = np.array([(r[0], r[6], r[2], r[5], *(tuple(r[3]) + (-1, -1, -1))[:3], *r[1], *r[4]) for r in rows],
+                         dtype=np.int64)
+        if not len(table):
+            table = np.zeros((0, 7), dtype=np.int64)
+        P = (table.shape[1] - 7) // 2
+        return cls(table[:, 7 : 7 + P].astype(np.uint64), table[:, 0], table[:, 1], table[:, 2], table[:, 4:7],
+                   table[:, 7 + P :], table[:, 3])
+
+
+_PROBLEMS = ("", "trump must be a suit index 0..3", "me must be a seat 0..{last}",
+             "the leader must be a seat 0..{last}",
+             "inconsistent position: tricks won by seat must add up to the tricks played (0..11), fewer than {P} "
+             "cards in the trick")
+
+
+@njit(cache=True)
+def _pack(P, hands, trump, me, leader, trick, tricks, played, full, pos) -> tuple[int, int]:
+    """Check each position and write its hands and columns into ``full`` and ``pos``: ``(-1, 0)``,
+    or the first bad row and its problem (an index of ``_PROBLEMS``).  Positions of one trump and
+    seat get one stamp, counted from 0 in order of appearance."""
+    group = np.full(12, -1, dtype=np.int64)
+    groups = 0
+    for i in range(hands.shape[0]):
+        if not 0 <= trump[i] <= 3:
+            return i, 1
+        if not 0 <= me[i] < P:
+            return i, 2
+        if not 0 <= leader[i] < P:
+            return i, 3
+        ntrick = 0
+        while ntrick < 3 and trick[i, ntrick] >= 0:
+            ntrick += 1
+        won = 0
+        bad = not 0 <= played[i] <= 11 or ntrick >= P
+        for k in range(3):
+            bad |= trick[i, k] >= NUM_CARDS or trick[i, k] < -1 or (k >= ntrick and trick[i, k] >= 0)
+        for s in range(P):
+            bad |= tricks[i, s] < 0
+            won += tricks[i, s]
+            full[i, s] = hands[i, s]
+            pos[i, _PTRICKS + s] = tricks[i, s]
+        if bad or won != played[i]:
+            return i, 4
+        for k in range(3):
+            pos[i, _PTRICK + k] = max(trick[i, k], 0)
+        pos[i, _PTRUMP] = trump[i]
+        pos[i, _PME] = me[i]
+        pos[i, _PLEADER] = leader[i]
+        pos[i, _PNTRICK] = ntrick
+        pos[i, _PPLAYED] = played[i]
+        key = trump[i] * 3 + me[i]
+        if group[key] < 0:
+            group[key] = groups
+            groups += 1
+        pos[i, _PSTAMP] = group[key]
+    return -1, 0
 
 
 def _packed(rules: Rules, p: Positions) -> tuple[np.ndarray, np.ndarray]:
     """The hands ``(n, 3)`` and the position columns ``(n, 12)`` of ``p``, checked: a position
     that is not one of a deal under ``rules`` is a ValueError naming its row."""
     P = rules.players
-    hands = np.asarray(p.hands)
+    hands = np.asarray(p.hands, dtype=np.uint64)
     n = len(hands)
-    shapes = {"hands": (hands, (n, P)), "trump": (p.trump, (n,)), "me": (p.me, (n,)), "leader": (p.leader, (n,)),
-              "trick": (p.trick, (n, 3)), "tricks": (p.tricks, (n, P)), "played": (p.played, (n,))}
-    for name, (a, shape) in shapes.items():
-        if np.shape(a) != shape:
+    arrays = {"hands": (hands, (n, P))}
+    for name, shape in (("trump", (n,)), ("me", (n,)), ("leader", (n,)), ("trick", (n, 3)), ("tricks", (n, P)),
+                        ("played", (n,))):
+        arrays[name] = (np.asarray(getattr(p, name), dtype=np.int64), shape)
+    for name, (a, shape) in arrays.items():
+        if a.shape != shape:
             raise ValueError(f"positions: {name} must have shape {shape} for {n} positions of {P} players, "
-                             f"got {np.shape(a)}")
-    trick = np.asarray(p.trick, dtype=np.int64)
-    ntrick = (trick >= 0).sum(axis=1)
-    tricks = np.asarray(p.tricks, dtype=np.int64)
-    played = np.asarray(p.played, dtype=np.int64)
-    trump, me, leader = (np.asarray(a, dtype=np.int64) for a in (p.trump, p.me, p.leader))
-    holes = ((trick >= 0) & (np.arange(3) >= ntrick[:, None])).any(axis=1)  # a card after a -1
-    checks = [
-        ((trump < 0) | (trump > 3), "trump must be a suit index 0..3"),
-        ((me < 0) | (me >= P), f"me must be a seat 0..{P - 1}"),
-        ((leader < 0) | (leader >= P), f"the leader must be a seat 0..{P - 1}"),
-        ((played < 0) | (played > 11) | (tricks.sum(axis=1) != played) | (tricks < 0).any(axis=1)
-         | (ntrick >= P) | (trick >= NUM_CARDS).any(axis=1) | (trick < -1).any(axis=1) | holes,
-         "inconsistent position: tricks won by seat must add up to the tricks played (0..11), "
-         f"fewer than {P} cards in the trick"),
-    ]
-    for bad, message in checks:
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise ValueError(f"positions row {k}: {message} (trump {trump[k]}, me {me[k]}, leader {leader[k]}, "
-                             f"trick {tuple(int(c) for c in trick[k, : ntrick[k]])}, tricks won "
-                             f"{tuple(int(t) for t in tricks[k])}, {played[k]} tricks played)")
+                             f"got {a.shape}")
     full = np.zeros((n, 3), dtype=np.uint64)
-    full[:, :P] = hands
     pos = np.zeros((n, _PCOLUMNS), dtype=np.int64)
-    pos[:, _PTRUMP] = trump
-    pos[:, _PME] = me
-    pos[:, _PLEADER] = leader
-    pos[:, _PNTRICK] = ntrick
-    pos[:, _PTRICK : _PTRICK + 3] = np.maximum(trick, 0)
-    pos[:, _PTRICKS : _PTRICKS + P] = tricks
-    pos[:, _PPLAYED] = played
-    # One stamp for every position of the same trump and seat: they may share table entries.
-    pos[:, _PSTAMP] = np.unique(trump * 3 + me, return_inverse=True)[1]
+    k, problem = _pack(P, *(a for a, _ in arrays.values()), full, pos)
+    if problem:
+        trump, me, leader, trick, tricks, played = (arrays[name][0][k] for name in list(arrays)[1:])
+        raise ValueError(f"positions row {k}: {_PROBLEMS[problem].format(P=P, last=P - 1)} (trump {trump}, me {me}, "
+                         f"leader {leader}, trick {tuple(int(c) for c in trick)}, tricks won "
+                         f"{tuple(int(t) for t in tricks)}, {played} tricks played)")
     return full, pos
 
 
