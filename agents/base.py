@@ -15,6 +15,8 @@ Specs understood by :func:`make_agent`:
 ``pimc``      Perfect Information Monte Carlo (:mod:`agents.pimc`), 16 samples
 ``pimc:N``    the same with ``N`` sampled deals per decision
 ``pimc:N:K``  ``N`` samples, searching only the last ``K`` tricks of a deal (heuristic before)
+``...:search``  ``pimc:N:search``, ``pimc:N:K:search``: the declarations (questions, point) decided
+              by sampled worlds too (:mod:`agents.declaration_search`), not by the heuristic
 ``neural:P``  a trained policy loaded from checkpoint ``P`` (needs torch and ``train``)
 ``champion``  the policy shipped for the rules played (:mod:`agents.champions`; needs torch)
 ``human``     a person at the terminal (:mod:`agents.human`)
@@ -48,7 +50,7 @@ class AgentError(ValueError):
 
 
 AGENT_KINDS = ("random", "heuristic", "pimc", "neural", "champion", "human")
-AGENT_FORMS = "random, heuristic, pimc, pimc:N, pimc:N:K, neural:PATH, champion, human"
+AGENT_FORMS = "random, heuristic, pimc, pimc:N, pimc:N:K, pimc:N[:K]:search, neural:PATH, champion, human"
 """Every spec :func:`make_agent` builds, as the error messages list them."""
 MAX_SAMPLES = 10_000
 """Most ``pimc:N`` samples: each is a double-dummy search of every card, so more would make a
@@ -103,8 +105,8 @@ def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: i
     if kind == "pimc":
         from .pimc import DEFAULT_SAMPLES, PIMCAgent
 
-        samples, horizon = (DEFAULT_SAMPLES, 12) if not colon else _pimc_numbers(arg, spec)
-        return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon)
+        samples, horizon, declarations = (DEFAULT_SAMPLES, 12, "heuristic") if not colon else _pimc_numbers(arg, spec)
+        return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon, declarations=declarations)
     if kind == "champion":
         return _make_champion(rules, spec)
     if not arg.strip():
@@ -113,18 +115,23 @@ def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: i
     return _make_neural(arg, rules, spec)
 
 
-def _pimc_numbers(arg: str, spec: str) -> tuple[int, int]:
-    """``N`` or ``N:K`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES samples, 1 <= K <= 12 tricks."""
+def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str]:
+    """``N``, ``N:K``, ``N:search`` or ``N:K:search`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES
+    samples, 1 <= K <= 12 tricks, and who answers the declarations (``search`` or the heuristic)."""
     parts = arg.split(":")
-    allowed = (f"pimc:N[:K] takes N samples from 1 to {MAX_SAMPLES} and optionally K tricks searched from 1 to 12, "
-               f"e.g. pimc:16 or pimc:16:9 (allowed agents: {AGENT_FORMS})")
+    allowed = (f"pimc:N[:K][:search] takes N samples from 1 to {MAX_SAMPLES}, optionally K tricks searched from 1 "
+               f"to 12, and optionally 'search' for declarations decided by search, e.g. pimc:16, pimc:16:9 or "
+               f"pimc:16:search (allowed agents: {AGENT_FORMS})")
+    declarations = "heuristic"
+    if len(parts) > 1 and parts[-1] == "search":
+        parts, declarations = parts[:-1], "search"
     if len(parts) > 2 or not all(part.isascii() and part.isdigit() for part in parts):
         raise AgentError(f"bad agent {spec!r}: {allowed}")
     samples = int(parts[0])
     horizon = int(parts[1]) if len(parts) == 2 else 12
     if not 1 <= samples <= MAX_SAMPLES or not 1 <= horizon <= 12:
         raise AgentError(f"bad agent {spec!r}: {allowed}")
-    return samples, horizon
+    return samples, horizon, declarations
 
 
 def _make_neural(path: str, rules: Rules, spec: str) -> Agent:

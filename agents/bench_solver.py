@@ -3,11 +3,12 @@ pure-Python solver in the same run.
 
 Positions come from random play (the engine's true hands): for 12, 8 and 4 tricks left, at the
 start of a trick, the exact value of every legal card (what ``pimc`` asks of each sampled deal)
-as positions per second; then whole ``pimc:16`` decisions (sampling, 16 solves, the choice) at
-the same depths; then the mean time a card decision over whole deals played by ``pimc:16`` in
-every seat.  The pure-Python side runs the same positions, fewer of them.  The first-use
-compile time is measured in a child process with an empty numba cache (cold), then again with
-that cache filled (warm).
+as positions per second: the compiled solver through its batch entry point (many positions a
+call, as ``pimc`` calls it), the pure-Python oracle one position a call; then whole ``pimc:16``
+decisions (sampling, 16 solves, the choice) at the same depths; then the mean time a card
+decision over whole deals played by ``pimc:16`` in every seat.  The pure-Python side runs the
+same positions, fewer of them.  The first-use compile time is measured in a child process with
+an empty numba cache (cold), then again with that cache filled (warm).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from imperiale_env.differential import random_legal
 from imperiale_env.rules import Rules, resolve_rules
 
 DEPTHS = (12, 8, 4)
+#: Most positions a compiled solver call in the throughput measurement.
+BATCH = 256
 PIMC_SAMPLES = 16
 _FIRST_USE = """
 import time
@@ -65,20 +68,41 @@ def random_play_positions(rules: Rules, games: int, seed: int) -> dict[int, list
     return out
 
 
-def _solve_times(rules: Rules, positions: list[tuple], seconds: float, python: bool) -> list[float]:
-    """Seconds to value every legal card of each position in turn, for about ``seconds`` (one at least)."""
-    from agents.compiled_solver import CompiledSolver
+def _python_times(rules: Rules, positions: list[tuple], seconds: float) -> list[float]:
+    """Seconds for the pure-Python solver to value every legal card of each position in turn, one
+    position a call (the oracle), for about ``seconds`` (one position at least)."""
     from agents.solver import Solver
 
-    make = Solver if python else CompiledSolver
     times: list[float] = []
     for trump, hands, leader, trick, tricks, played, me, *_ in positions:
         t = time.perf_counter()
-        make(rules, trump, me=me).move_values(hands, leader, trick, tricks, played)
+        Solver(rules, trump, me=me).move_values(hands, leader, trick, tricks, played)
         times.append(time.perf_counter() - t)
         if sum(times) > seconds:
             break
     return times
+
+
+def _compiled_seconds(rules: Rules, positions: list[tuple]) -> float:
+    """Seconds for the compiled solver to value every legal card of ``positions`` through its
+    batch entry point (:func:`agents.compiled_solver.solve_positions`, one call for them all:
+    what ``pimc`` and the analysis use), packing the positions included."""
+    from agents.compiled_solver import Positions, solve_positions
+
+    t = time.perf_counter()
+    solve_positions(rules, Positions.of(row[:7] for row in positions))
+    return time.perf_counter() - t
+
+
+def _compiled_rate(rules: Rules, positions: list[tuple], seconds: float) -> tuple[float, int]:
+    """(positions per second, positions solved): batches of up to :data:`BATCH` of ``positions``,
+    round and round, for about ``seconds`` (one batch at least)."""
+    solved, spent = 0, 0.0
+    while solved == 0 or spent < seconds:
+        batch = positions[solved % len(positions) :][:BATCH]
+        spent += _compiled_seconds(rules, batch)
+        solved += len(batch)
+    return solved / spent, solved
 
 
 def _decision_times(rules: Rules, positions: list[tuple], seconds: float, solver: str) -> list[float]:
@@ -97,20 +121,21 @@ def _decision_times(rules: Rules, positions: list[tuple], seconds: float, solver
 
 
 def _compare(fast: list[float], slow: list[float]) -> str:
-    """The speed-up on the positions both sides measured (the Python side measures fewer)."""
+    """The speed-up on the decisions both sides measured (the Python side measures fewer)."""
     n = min(len(fast), len(slow))
     return f"{sum(slow[:n]) / sum(fast[:n]):.0f}x on the same {n}"
 
 
-def deal_decision_ms(rules: Rules, seconds: float, seed: int = 0) -> tuple[float, float, int, int]:
+def deal_decision_ms(rules: Rules, seconds: float, seed: int = 0) -> tuple[float, float, float, int, int]:
     """Whole deals with ``pimc:16`` in every seat, for about ``seconds`` (one deal at least):
-    (mean ms a card decision, mean ms a searched one (more than one legal card), card
+    (mean ms a card decision, mean ms a searched one (more than one legal card), mean ms of
+    this thread's CPU time a card decision (what a busy machine's other jobs do not add), card
     decisions, deals)."""
     from agents.pimc import PIMCAgent
 
     agent = PIMCAgent(rules, samples=PIMC_SAMPLES)
     rng = np.random.default_rng(seed)
-    every, searched = [], []
+    every, searched, cpu = [], [], []
     deals = 0
     start = time.perf_counter()
     while deals == 0 or time.perf_counter() - start < seconds:
@@ -118,17 +143,18 @@ def deal_decision_ms(rules: Rules, seconds: float, seed: int = 0) -> tuple[float
         bg.reset(seed + deals)
         while not bg.done.all():
             obs, mask = bg.observe(), bg.legal_action_mask()
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             action = agent.act(obs, mask, rng)
-            elapsed = time.perf_counter() - t
+            elapsed, used = time.perf_counter() - t, time.thread_time() - c
             legal_cards = int(mask[0, :NUM_CARDS].sum())
             if legal_cards:
                 every.append(elapsed)
+                cpu.append(used)
                 if legal_cards > 1:
                     searched.append(elapsed)
             bg.step(action)
         deals += 1
-    return 1000 * float(np.mean(every)), 1000 * float(np.mean(searched)), len(every), deals
+    return 1000 * float(np.mean(every)), 1000 * float(np.mean(searched)), 1000 * float(np.mean(cpu)), len(every), deals
 
 
 def first_use_seconds(rules: Rules) -> tuple[float, float, float, float]:
@@ -165,20 +191,22 @@ def run_solver_bench(seconds: float = 2.0, rules: Rules | str | None = None, see
                f"{warm:.2f} s from the cache; the threaded path adds {cold_threads:.1f} s / {warm_threads:.2f} s")
     positions = random_play_positions(rules, 16, seed)
     # Warm the compiled code up (loading from the cache is not the solver's speed).
-    _solve_times(rules, positions[2][:1], seconds, python=False)
+    _compiled_seconds(rules, positions[2][:1])
     _decision_times(rules, positions[2][:1], seconds, "compiled")
     for left in DEPTHS:
         at_start = [p for p in positions[left] if not p[3]]
-        fast = _solve_times(rules, at_start, seconds, python=False)
-        slow = _solve_times(rules, at_start, seconds, python=True)
-        yield (f"{left} tricks left: compiled {len(fast) / sum(fast):,.1f} positions/s ({len(fast)}), "
-               f"python {len(slow) / sum(slow):,.2f} positions/s ({len(slow)}): {_compare(fast, slow)}")
+        rate, solved = _compiled_rate(rules, at_start, seconds)
+        slow = _python_times(rules, at_start, seconds)
+        same, _ = _compiled_rate(rules, at_start[: len(slow)], seconds)  # the Python side's positions, as often
+        yield (f"{left} tricks left: compiled {rate:,.1f} positions/s ({solved}, solve_positions, up to {BATCH} a "
+               f"call), python {len(slow) / sum(slow):,.2f} positions/s ({len(slow)}, one a call): "
+               f"{same * sum(slow) / len(slow):.0f}x on the same {len(slow)}")
     for left in DEPTHS:
         searched = [p for p in positions[left] if p[8][:NUM_CARDS].sum() > 1]
         fast = _decision_times(rules, searched, seconds, "compiled")
         slow = _decision_times(rules, searched, seconds, "python")
         yield (f"pimc:{PIMC_SAMPLES} decision at {left} tricks left: compiled {1000 * np.mean(fast):.1f} ms "
                f"({len(fast)}), python {1000 * np.mean(slow):.0f} ms ({len(slow)}): {_compare(fast, slow)}")
-    every, searched, n, deals = deal_decision_ms(rules, seconds, seed)
+    every, searched, cpu, n, deals = deal_decision_ms(rules, seconds, seed)
     yield (f"pimc:{PIMC_SAMPLES} over whole deals (every seat): {every:.1f} ms a card decision "
-           f"({n} decisions, {deals} deals); {searched:.1f} ms a decision with a choice")
+           f"({n} decisions, {deals} deals; {cpu:.1f} ms of CPU time); {searched:.1f} ms a decision with a choice")

@@ -9,22 +9,26 @@ with
 * a **transposition table** in fixed-size arrays (one per thread), indexed by a hash of the
   hands, the leader and the tricks won (or, with linear two-player scoring, only the capot
   state), each entry holding the full key so that a hash collision is never a wrong hit; a
-  stamp per solve replaces clearing the table;
-* **move ordering**: the follower tries its cheapest winning card first, then the cheapest
-  loser; the leader its masters first, then its high cards;
+  stamp per call and (trump, seat) replaces clearing the table: the positions of one call that
+  share them share the table (a sampled world reuses what another one searched);
+* **move ordering**: the best card found before in the position (from the table) first; the
+  follower tries its cheapest winning card first, then the cheapest loser; the leader its
+  masters first, then its high cards, the trumps and honours that are not masters last;
 * **equivalent cards**: only the first card of a run of equivalent cards (same suit, same
   honour status, no live card of another hand between them) is searched; the others share its
   value.  The runs are those of the Python solver, so the values are the same numbers.
 
-:func:`solve_worlds` solves many sampled deals of one position in one compiled call (what
-``pimc`` needs), optionally spread over threads with ``prange``: each world's values are exact
-and independent of the table's state, so the result is the same whatever the thread count.
+:func:`solve_positions` solves many positions (any hands, trump, seat, leader, trick) in one
+compiled call, :meth:`CompiledSolver.values` many sampled deals of one position (what ``pimc``
+needs), optionally spread over threads with ``prange``: each position's values are exact and
+independent of the table's state, so the result is the same whatever the thread count.
 """
 
 from __future__ import annotations
 
 import functools
 import threading
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -37,8 +41,12 @@ from imperiale_env.rules import Rules, rank_index
 
 from .solver import trick_score
 
-#: Transposition table entries per thread (2**TT_BITS): about 1 MiB each 32k entries.
-TT_BITS = 17
+#: Most transposition table entries per thread (2**TT_BITS): about 1 MiB each 32k entries.
+TT_BITS = 16
+#: The fewest table index bits a solve uses.  A solve uses ``TT_BITS`` minus the tricks played
+#: (one bit less a trick played, ``MIN_TT_BITS`` at least): a small search spread over the whole
+#: table would miss the cache at every probe, and it needs only a few entries.
+MIN_TT_BITS = 10
 #: Plies of a deal (36 cards at most) plus the root.
 MAX_DEPTH = NUM_CARDS + 1
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -61,37 +69,37 @@ _LOW2 = np.uint64(3)
 _BIAS = 1 << 31
 #: Stamps fit in 30 bits.
 MAX_STAMP = 1 << 30
-_SHIFT = np.uint64(64 - TT_BITS)
-_LOW9 = np.uint64(0x1FF)
+_DECK = np.uint64((1 << NUM_CARDS) - 1)
+#: Every card but the strongest of each suit (the card a run can continue to from a stronger one).
+_NOT_STRONGEST = _DECK & ~np.uint64(sum(1 << (NUM_RANKS * s) for s in range(4)))
+_S1, _S2, _S4, _S8 = (np.uint64(k) for k in (1, 2, 4, 8))
+
+
+@njit(cache=True)
+def _run_followers(cls: np.uint64, dead: np.uint64) -> np.uint64:
+    """The cards of ``cls`` whose nearest stronger live card (same suit, skipping ``dead`` cards)
+    is also of ``cls``: a fill of ``cls`` towards the weaker cards through the dead ones, every
+    suit at once (a fill never crosses into the next suit's strongest card)."""
+    d = dead & _NOT_STRONGEST
+    y = cls
+    y |= d & (y << _S1)
+    d &= d << _S1
+    y |= d & (y << _S2)
+    d &= d << _S2
+    y |= d & (y << _S4)
+    d &= d << _S4
+    y |= d & (y << _S8)
+    return cls & (y << _S1) & _NOT_STRONGEST
 
 
 @njit(cache=True)
 def equivalent_heads(mine: np.uint64, others: np.uint64, honours: np.uint64, legal: np.uint64) -> np.uint64:
     """The cards of ``legal`` (a subset of ``mine``) that head a run of equivalent cards: no live
-    card of ``others`` between two cards of a run, all of one honour status."""
-    out = ZERO
-    for s in range(4):
-        if legal & SUIT_MASK[s] == ZERO:
-            continue
-        sh = np.uint64(NUM_RANKS * s)
-        m9 = (mine >> sh) & _LOW9
-        o9 = (others >> sh) & _LOW9
-        h9 = (honours >> sh) & _LOW9
-        r = ZERO
-        prev_mine = False
-        prev_h = ZERO
-        for k in range(NUM_RANKS):
-            b = ONE << np.uint64(k)
-            if m9 & b:
-                h = h9 & b
-                if not (prev_mine and (prev_h != ZERO) == (h != ZERO)):
-                    r |= b
-                prev_mine = True
-                prev_h = h
-            elif o9 & b:
-                prev_mine = False
-        out |= r << sh
-    return out & legal
+    card of ``others`` between two cards of a run, all of one honour status.  A card of mine
+    heads a run unless the nearest stronger live card of its suit is mine, of its status."""
+    dead = _DECK & ~(mine | others)
+    followers = _run_followers(mine & honours, dead) | _run_followers(mine & ~honours, dead)
+    return legal & ~followers
 
 
 @njit(cache=True)
@@ -128,8 +136,11 @@ def _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, hi
             else:
                 key = 1000 + (200 if bit & honours else 0) + is_trump * 64 + (63 - c)
         else:
-            # Leader: masters (no stronger live card elsewhere) first, then by strength.
-            key = (0 if others & STRONGER[c] == ZERO else 100) + c % NUM_RANKS
+            # Leader: masters (no stronger live card elsewhere) first, then by strength, the
+            # trumps and honours that are not masters late.
+            key = c % NUM_RANKS
+            if others & STRONGER[c] != ZERO:
+                key += 100 + 20 * is_trump + (50 if bit & honours else 0)
         if c == hint:
             key = -1
         # Insertion sort by key (at most 12 cards); ties keep card order.
@@ -154,6 +165,27 @@ def _tkey(cfg, tricks) -> int:
     return 1 + tricks[0] + 13 * tricks[1] + 169 * tricks[2]
 
 
+@njit(cache=True)
+def _last_trick(hands, leader, P, me, trump, honours, fcfg, final, tricks) -> float:
+    """Value for ``me`` of the last trick, one card in each hand (nothing to choose): its honours
+    and trick, plus the final trick score (the sum the search would make, in the same order)."""
+    mask = ZERO
+    win = 0
+    wseat = leader
+    for k in range(P):
+        seat = (leader + k) % P
+        c = lowest_card(hands[seat])
+        mask |= BIT[c]
+        if k == 0 or beats(c, win, trump):
+            win, wseat = c, seat
+    hv = card_count(mask & honours) * 4.0
+    r = hv + fcfg[0] if wseat == me else -fcfg[1] * hv
+    tricks[wseat] += 1
+    v = final[tricks[0], tricks[1], tricks[2]]
+    tricks[wseat] -= 1
+    return v + r
+
+
 # Per-ply frame fields of the search stack (int64 and float64 rows).
 _N, _K, _SEAT, _NTRICK, _LEADER, _WIN, _WSEAT, _PLAYED, _CARD, _WON, _SLOT, _BOUND, _BESTC = range(13)
 _ALPHA, _BETA, _BEST, _A0, _B0, _R = range(6)
@@ -161,12 +193,13 @@ _ALPHA, _BETA, _BEST, _A0, _B0, _R = range(6)
 
 @njit(cache=True)
 def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, only,
-                cfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp) -> float:
+                cfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, shift) -> float:
     """Exact value for ``me`` of playing card ``only`` now: future honours and final trick score.
 
     Alpha-beta over an explicit stack of plies (``si``/``sf``/``tr``/``skey``, one row a ply;
     numba's cached code cannot call itself).  ``hands`` and ``tricks`` are changed and restored
-    around each card.  The transposition table is probed and stored at trick boundaries."""
+    around each card.  The transposition table is probed and stored at trick boundaries, in its
+    first ``2 ** (64 - shift)`` entries."""
     P = cfg[_P]
     me = cfg[_ME]
     trump = cfg[_TRUMP]
@@ -234,6 +267,8 @@ def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, 
             si[d, _BOUND] = 0
             if ntrick == 0 and hands[leader] == ZERO:
                 v = final[tricks[0], tricks[1], tricks[2]]
+            elif ntrick == 0 and hands[leader] & (hands[leader] - ONE) == ZERO:
+                v = _last_trick(hands, leader, P, me, trump, honours, fcfg, final, tricks)
             else:
                 hit = False
                 v = 0.0
@@ -241,7 +276,7 @@ def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, 
                 if ntrick == 0:
                     key2 = hands[2] | (np.uint64(_tkey(cfg, tricks) * 4 + leader) << _POS_SHIFT)
                     h = (hands[0] * _HASH_A) ^ (hands[1] * _HASH_B) ^ (key2 * _HASH_C)
-                    slot = np.int64(h >> _SHIFT)
+                    slot = np.int64(h >> shift)
                     word = tt[slot, 3]
                     if (word >> _STAMP_SHIFT == np.uint64(stamp) and tt[slot, 0] == hands[0]
                             and tt[slot, 1] == hands[1] and tt[slot, 2] & _KEY_BITS == key2):
@@ -328,10 +363,11 @@ def _root_values(hands, leader, trick0, ntrick, tricks0, played, cfg, fcfg, hono
     n = _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, -1, order)
     out[:] = np.nan
     offset = fcfg[0] * (tricks0[cfg[_ME]] - 6) if cfg[_LINEAR] else 0.0
+    shift = np.uint64(64 - max(MIN_TT_BITS, TT_BITS - played))
     for k in range(n):
         c = order[k]
         out[c] = _play_value(hands, tricks, trick, ntrick, leader, win, win_seat, played, c, cfg, fcfg, honours,
-                             final, tt, moves, si, sf, tr, skey, stamp) + offset
+                             final, tt, moves, si, sf, tr, skey, stamp, shift) + offset
     # Equivalent cards share the value of their run's head: the nearest stronger legal card.
     rest = legal
     prev = -1
@@ -343,35 +379,47 @@ def _root_values(hands, leader, trick0, ntrick, tricks0, played, cfg, fcfg, hono
         prev = c
 
 
-@njit(cache=True)
-def _solve_chunk(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
-                 moves, si, sf, tr, skey, stamp, t, chunks, out) -> None:
-    """Root values of worlds ``t, t + chunks, ...`` with table and stack ``t``."""
-    for i in range(t, worlds.shape[0], chunks):
-        _root_values(worlds[i], leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt[t],
-                     moves[t], si[t], sf[t], tr[t], skey[t], stamp + i, out[i])
+# Columns of the packed positions (int64, one row a position); the last is the position's table
+# stamp, counted from the call's first stamp.
+_PTRUMP, _PME, _PLEADER, _PNTRICK, _PTRICK, _PTRICKS, _PPLAYED, _PSTAMP = 0, 1, 2, 3, 4, 7, 10, 11
+_PCOLUMNS = 12
 
 
 @njit(cache=True)
-def _solve_serial(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
-                  moves, si, sf, tr, skey, stamp, chunks, out) -> None:
-    """Every world's root values, one after the other (no thread pool to wake: the cheap path)."""
-    _solve_chunk(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
-                 moves, si, sf, tr, skey, stamp, 0, 1, out)
+def _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, t, chunks,
+                 out) -> None:
+    """Root values of positions ``t, t + chunks, ...`` with table and stack ``t``: the rules'
+    settings ``rcfg`` with each position's trump and seat, its trump's honours and the final
+    scores for its seat.  Positions of one stamp share the table's entries (a position's value
+    depends only on its hands, leader and tricks, given the trump and the seat)."""
+    cfg = rcfg.copy()
+    for i in range(t, hands.shape[0], chunks):
+        trump = pos[i, _PTRUMP]
+        me = pos[i, _PME]
+        cfg[_TRUMP] = trump
+        cfg[_ME] = me
+        _root_values(hands[i], pos[i, _PLEADER], pos[i, _PTRICK:_PTRICK + 3], pos[i, _PNTRICK],
+                     pos[i, _PTRICKS:_PTRICKS + 3], pos[i, _PPLAYED], cfg, fcfg, honours[trump], final[me], tt[t],
+                     moves[t], si[t], sf[t], tr[t], skey[t], stamp + pos[i, _PSTAMP], out[i])
+
+
+@njit(cache=True)
+def _solve_serial(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, chunks, out) -> None:
+    """Every position's root values, one after the other (no thread pool to wake: the cheap path)."""
+    _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, 0, 1, out)
 
 
 @njit(cache=True, parallel=True)
-def _solve_parallel(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
-                    moves, si, sf, tr, skey, stamp, chunks, out) -> None:
-    """Every world's root values, ``chunks`` threads (world ``i`` in chunk ``i % chunks``)."""
+def _solve_parallel(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, chunks,
+                    out) -> None:
+    """Every position's root values, ``chunks`` threads (position ``i`` in chunk ``i % chunks``)."""
     for t in prange(chunks):
-        _solve_chunk(worlds, leader, trick, ntrick, tricks, played, cfg, fcfg, honours, final, tt,
-                     moves, si, sf, tr, skey, stamp, t, chunks, out)
+        _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, t, chunks, out)
 
 
 class _Tables:
-    """Per-thread search memory, allocated once per process and reused (a stamp per solve
-    tells this solve's table entries from older ones, so nothing is cleared between solves)."""
+    """Per-thread search memory, allocated once per process and reused (a stamp per call and
+    (trump, seat) tells its table entries from older ones, so nothing is cleared between calls)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -389,7 +437,7 @@ class _Tables:
         self.skey = np.zeros((chunks, MAX_DEPTH), dtype=np.uint64)
 
     def reserve(self, chunks: int, solves: int) -> int:
-        """Make room for ``chunks`` tables and claim ``solves`` fresh stamps; the first stamp."""
+        """Make room for ``chunks`` tables and claim ``solves`` fresh stamps; the first one."""
         if self.chunks < chunks:
             self._allocate(chunks)
         if self.stamp + solves >= MAX_STAMP:  # stamps run out: start over on cleared tables
@@ -406,12 +454,14 @@ class _Tables:
 _TABLES = _Tables()
 
 
-@functools.lru_cache(maxsize=256)
-def _tables(rules: Rules, trump: int, me: int) -> tuple[np.uint64, np.ndarray, np.ndarray, np.ndarray]:
-    """The solver's constants for these rules, trump and seat: the honours mask, the int and
-    float settings and the final trick score for ``me`` by tricks won (built once, read-only)."""
+@functools.lru_cache(maxsize=64)
+def _rule_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The solver's constants for these rules, built once and read-only: the int and float
+    settings (trump and seat left at 0, set per position), the honours mask by trump and the
+    final trick score by solving seat and tricks won."""
     P = rules.players
-    honours = np.uint64(sum(1 << (trump * NUM_RANKS + rank_index(r, P)) for r in rules.honour_ranks))
+    honours = np.array([sum(1 << (trump * NUM_RANKS + rank_index(r, P)) for r in rules.honour_ranks)
+                        for trump in range(4)], dtype=np.uint64)
     linear = P == 2 and rules.trick_scoring in ("excess", "difference") and (
         rules.trick_scoring == "difference" or rules.trick_quota == 6)
     per_trick = 0.0
@@ -420,27 +470,167 @@ def _tables(rules: Rules, trump: int, me: int) -> tuple[np.uint64, np.ndarray, n
         per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
         capot_extra = trick_score(rules, (12, 0))[0] - 6 * per_trick
     share = 1.0 if P == 2 else 1.0 / (P - 1)
-    cfg = np.array([P, trump, me, rules.must_beat, rules.must_trump, rules.overtrump, rules.first_lead_trump,
-                    linear], dtype=np.int64)
+    cfg = np.array([P, 0, 0, rules.must_beat, rules.must_trump, rules.overtrump, rules.first_lead_trump, linear],
+                   dtype=np.int64)
     fcfg = np.array([per_trick, share], dtype=np.float64)
-    # The final trick score for me, by tricks won (seats beyond P stay at 0 tricks).
-    final = np.zeros((13, 13, 13), dtype=np.float64)
+    # The final trick score for each seat, by tricks won (seats beyond P stay at 0 tricks).
+    final = np.zeros((P, 13, 13, 13), dtype=np.float64)
     for t0 in range(13):
         for t1 in range(13 - t0):
             for t2 in range(13 - t0 - t1) if P == 3 else (0,):
                 tricks = (t0, t1, t2)[:P]
-                if linear:
-                    t = tricks[me]
-                    v = capot_extra if t == 12 else (-capot_extra if t == 0 else 0.0)
-                else:
-                    s = trick_score(rules, tricks)
-                    v = s[me] - share * (sum(s) - s[me])
-                final[t0, t1, t2] = v
+                s = trick_score(rules, tricks)
+                for me in range(P):
+                    if linear:
+                        t = tricks[me]
+                        v = capot_extra if t == 12 else (-capot_extra if t == 0 else 0.0)
+                    else:
+                        v = s[me] - share * (sum(s) - s[me])
+                    final[me, t0, t1, t2] = v
     if not np.array_equal(final * 2, np.round(final * 2)):  # integer rule fields always pass
         raise ValueError("the compiled solver's table holds values in halves; these rules score other fractions")
-    for a in (cfg, fcfg, final):
+    for a in (cfg, fcfg, honours, final):
         a.flags.writeable = False
-    return honours, cfg, fcfg, final
+    return cfg, fcfg, honours, final
+
+
+class Positions(NamedTuple):
+    """Positions to solve, one row each (numpy arrays): ``hands`` ``(n, P)`` uint64 masks by
+    seat, ``trump``, ``me`` (the seat whose values they are, who maximises: usually the seat to
+    play), ``leader`` and ``played`` (tricks played) ``(n,)``, ``trick`` ``(n, 3)`` the cards of
+    the current trick in play order (-1 after them), ``tricks`` ``(n, P)`` the tricks won by seat."""
+
+    hands: np.ndarray
+    trump: np.ndarray
+    me: np.ndarray
+    leader: np.ndarray
+    trick: np.ndarray
+    tricks: np.ndarray
+    played: np.ndarray
+
+    @classmethod
+    def of(cls, rows) -> Positions:
+        """From ``(trump, hands, leader, trick, tricks, played, me)`` tuples (hands and tricks by
+        seat, trick the cards in play order), as :class:`agents.solver.Solver` takes them."""
+        # One table of every number, one row a position: trump, me, leader, played, the trick
+        # padded to 3 cards, the hands and the tricks won.
+        table = np.array([(r[0], r[6], r[2], r[5], *(tuple(r[3]) + (-1, -1, -1))[:3], *r[1], *r[4]) for r in rows],
+                         dtype=np.int64)
+        if not len(table):
+            table = np.zeros((0, 7), dtype=np.int64)
+        P = (table.shape[1] - 7) // 2
+        return cls(table[:, 7 : 7 + P].astype(np.uint64), table[:, 0], table[:, 1], table[:, 2], table[:, 4:7],
+                   table[:, 7 + P :], table[:, 3])
+
+
+_PROBLEMS = ("", "trump must be a suit index 0..3", "me must be a seat 0..{last}",
+             "the leader must be a seat 0..{last}",
+             "inconsistent position: tricks won by seat must add up to the tricks played (0..11), fewer than {P} "
+             "cards in the trick")
+
+
+@njit(cache=True)
+def _pack(P, hands, trump, me, leader, trick, tricks, played, full, pos) -> tuple[int, int]:
+    """Check each position and write its hands and columns into ``full`` and ``pos``: ``(-1, 0)``,
+    or the first bad row and its problem (an index of ``_PROBLEMS``).  Positions of one trump and
+    seat get one stamp, counted from 0 in order of appearance."""
+    group = np.full(12, -1, dtype=np.int64)
+    groups = 0
+    for i in range(hands.shape[0]):
+        if not 0 <= trump[i] <= 3:
+            return i, 1
+        if not 0 <= me[i] < P:
+            return i, 2
+        if not 0 <= leader[i] < P:
+            return i, 3
+        ntrick = 0
+        while ntrick < 3 and trick[i, ntrick] >= 0:
+            ntrick += 1
+        won = 0
+        bad = not 0 <= played[i] <= 11 or ntrick >= P
+        for k in range(3):
+            bad |= trick[i, k] >= NUM_CARDS or trick[i, k] < -1 or (k >= ntrick and trick[i, k] >= 0)
+        for s in range(P):
+            bad |= tricks[i, s] < 0
+            won += tricks[i, s]
+            full[i, s] = hands[i, s]
+            pos[i, _PTRICKS + s] = tricks[i, s]
+        if bad or won != played[i]:
+            return i, 4
+        for k in range(3):
+            pos[i, _PTRICK + k] = max(trick[i, k], 0)
+        pos[i, _PTRUMP] = trump[i]
+        pos[i, _PME] = me[i]
+        pos[i, _PLEADER] = leader[i]
+        pos[i, _PNTRICK] = ntrick
+        pos[i, _PPLAYED] = played[i]
+        key = trump[i] * 3 + me[i]
+        if group[key] < 0:
+            group[key] = groups
+            groups += 1
+        pos[i, _PSTAMP] = group[key]
+    return -1, 0
+
+
+def _packed(rules: Rules, p: Positions) -> tuple[np.ndarray, np.ndarray]:
+    """The hands ``(n, 3)`` and the position columns ``(n, 12)`` of ``p``, checked: a position
+    that is not one of a deal under ``rules`` is a ValueError naming its row."""
+    P = rules.players
+    hands = np.asarray(p.hands, dtype=np.uint64)
+    n = len(hands)
+    arrays = {"hands": (hands, (n, P))}
+    for name, shape in (("trump", (n,)), ("me", (n,)), ("leader", (n,)), ("trick", (n, 3)), ("tricks", (n, P)),
+                        ("played", (n,))):
+        arrays[name] = (np.asarray(getattr(p, name), dtype=np.int64), shape)
+    for name, (a, shape) in arrays.items():
+        if a.shape != shape:
+            raise ValueError(f"positions: {name} must have shape {shape} for {n} positions of {P} players, "
+                             f"got {a.shape}")
+    full = np.zeros((n, 3), dtype=np.uint64)
+    pos = np.zeros((n, _PCOLUMNS), dtype=np.int64)
+    k, problem = _pack(P, *(a for a, _ in arrays.values()), full, pos)
+    if problem:
+        trump, me, leader, trick, tricks, played = (arrays[name][0][k] for name in list(arrays)[1:])
+        raise ValueError(f"positions row {k}: {_PROBLEMS[problem].format(P=P, last=P - 1)} (trump {trump}, me {me}, "
+                         f"leader {leader}, trick {tuple(int(c) for c in trick)}, tricks won "
+                         f"{tuple(int(t) for t in tricks)}, {played} tricks played)")
+    return full, pos
+
+
+def solve_positions(rules: Rules, positions: Positions, threads: int = 1) -> np.ndarray:
+    """``(n, 36)`` exact values for ``me`` of every legal card of the seat to play (NaN for the
+    others) in each of the ``n`` positions: one compiled call for them all (the batch entry point:
+    the per-call cost of Python and numba's dispatch is paid once, not per position)."""
+    if not len(positions.hands):
+        return np.empty((0, NUM_CARDS), dtype=np.float64)
+    return _solve(rules, *_packed(rules, positions), threads)
+
+
+def _solve(rules: Rules, hands: np.ndarray, pos: np.ndarray, threads: int) -> np.ndarray:
+    """The compiled solve of checked, packed positions (``(n, 3)`` hands, ``(n, 12)`` columns)."""
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS} (the cores numba "
+                         f"may use, NUMBA_NUM_THREADS), got {threads}")
+    cfg, fcfg, honours, final = _rule_tables(rules)
+    out = np.empty((len(hands), NUM_CARDS), dtype=np.float64)
+    chunks = max(1, min(threads, len(hands)))
+    with _TABLES.lock:
+        stamp = _TABLES.reserve(chunks, int(pos[:, _PSTAMP].max()) + 1 if len(pos) else 0)
+        solve = _solve_serial
+        if chunks > 1:
+            solve = _solve_parallel
+            previous = numba.get_num_threads()
+            numba.set_num_threads(min(chunks, numba.config.NUMBA_NUM_THREADS))
+        try:
+            if numba.config.DISABLE_JIT:  # plain Python on numpy scalars: hashes wrap around with a warning
+                with np.errstate(over="ignore"):
+                    solve(hands, pos, cfg, fcfg, honours, final, *_TABLES.arrays(), stamp, chunks, out)
+            else:
+                solve(hands, pos, cfg, fcfg, honours, final, *_TABLES.arrays(), stamp, chunks, out)
+        finally:
+            if chunks > 1:
+                numba.set_num_threads(previous)
+    return out
 
 
 class CompiledSolver:
@@ -456,64 +646,37 @@ class CompiledSolver:
         self.P = rules.players
         self.trump = trump
         self.me = me
-        self.honours, self.cfg, self.fcfg, self.final = _tables(rules, trump, me)
-
-    def _position(self, leader: int, trick, tricks, played: int):
-        P = self.P
-        if len(tricks) != P or sum(tricks) != played or not 0 <= played < 12 or not 0 <= len(trick) < P:
-            raise ValueError(f"inconsistent position: tricks won {tuple(tricks)} by {P} seats, {played} tricks "
-                             f"played, {len(trick)} cards in the trick")
-        seat = (leader + len(trick)) % P
-        if seat != self.me:
-            raise ValueError(f"seat {seat} is to play, the solver plays for seat {self.me}")
-        trick_arr = np.zeros(3, dtype=np.int64)
-        trick_arr[: len(trick)] = trick
-        tricks_arr = np.zeros(3, dtype=np.int64)
-        tricks_arr[:P] = tricks
-        return trick_arr, len(trick), tricks_arr
 
     def values(self, worlds: np.ndarray, leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
                played: int, threads: int = 1) -> np.ndarray:
         """``(n, 36)`` values of every legal card (NaN for the others) in each of ``n`` deals
         ``worlds`` (``(n, P)`` hands as uint64 masks by seat), all at the same position."""
-        worlds = np.ascontiguousarray(worlds, dtype=np.uint64)
+        worlds = np.asarray(worlds, dtype=np.uint64)
         if worlds.ndim != 2 or worlds.shape[1] != self.P:
             raise ValueError(f"worlds must be (n, {self.P}) hands, got shape {worlds.shape}")
-        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-            raise ValueError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS} (the cores numba "
-                             f"may use, NUMBA_NUM_THREADS), got {threads}")
-        full = np.zeros((len(worlds), 3), dtype=np.uint64)
-        full[:, : self.P] = worlds
-        trick_arr, ntrick, tricks_arr = self._position(leader, trick, tricks, played)
-        out = np.empty((len(worlds), NUM_CARDS), dtype=np.float64)
-        chunks = max(1, min(threads, len(worlds)))
-        with _TABLES.lock:
-            stamp = _TABLES.reserve(chunks, len(worlds))
-            solve = _solve_serial
-            if chunks > 1:
-                solve = _solve_parallel
-                previous = numba.get_num_threads()
-                numba.set_num_threads(min(chunks, numba.config.NUMBA_NUM_THREADS))
-            try:
-                if numba.config.DISABLE_JIT:  # plain Python on numpy scalars: hashes wrap around with a warning
-                    with np.errstate(over="ignore"):
-                        solve(full, leader, trick_arr, ntrick, tricks_arr, played, self.cfg, self.fcfg, self.honours,
-                              self.final, *_TABLES.arrays(), stamp, chunks, out)
-                else:
-                    solve(full, leader, trick_arr, ntrick, tricks_arr, played, self.cfg, self.fcfg, self.honours,
-                          self.final, *_TABLES.arrays(), stamp, chunks, out)
-            finally:
-                if chunks > 1:
-                    numba.set_num_threads(previous)
-        return out
+        P = self.P
+        tricks = tuple(int(t) for t in tricks)
+        if (len(tricks) != P or min(tricks) < 0 or sum(tricks) != played or not 0 <= played <= 11
+                or not 0 <= len(trick) < P or not all(0 <= c < NUM_CARDS for c in trick) or not 0 <= leader < P):
+            raise ValueError(f"inconsistent position: tricks won by seat must add up to the tricks played (0..11), "
+                             f"fewer than {P} cards in the trick, the leader a seat 0..{P - 1} (leader {leader}, "
+                             f"trick {tuple(trick)}, tricks won {tricks}, {played} tricks played)")
+        # Every world at the same position: one row of columns, repeated (checked once, here).
+        row = np.zeros(_PCOLUMNS, dtype=np.int64)
+        row[[_PTRUMP, _PME, _PLEADER, _PNTRICK, _PPLAYED]] = self.trump, self.me, leader, len(trick), played
+        row[_PTRICK : _PTRICK + len(trick)] = trick
+        row[_PTRICKS : _PTRICKS + P] = tricks
+        hands = np.zeros((len(worlds), 3), dtype=np.uint64)
+        hands[:, :P] = worlds
+        return _solve(self.rules, hands, np.repeat(row[None], len(worlds), axis=0), threads)
 
     def move_values(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
                     played: int) -> dict[int, float]:
-        """Exact value for ``me`` of every legal card of the seat to play (which must be ``me``):
+        """Exact value for ``me`` of every legal card of the seat to play:
         :meth:`agents.solver.Solver.move_values`."""
         world = np.array([[int(h) for h in hands]], dtype=np.uint64)
         row = self.values(world, leader, trick, tricks, played)[0]
         return {int(c): float(row[c]) for c in np.flatnonzero(~np.isnan(row))}
 
 
-__all__ = ["CompiledSolver", "equivalent_heads"]
+__all__ = ["CompiledSolver", "Positions", "equivalent_heads", "solve_positions"]

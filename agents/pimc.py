@@ -23,9 +23,10 @@ opponents, uniformly among the splits that respect voids and known cards.
 Each sampled deal is solved exactly for the rest of the deal by the compiled solver
 (:class:`agents.compiled_solver.CompiledSolver`; ``solver="python"`` uses the pure-Python
 :class:`agents.solver.Solver` instead, the same values far slower: for tests and benchmarks);
-the agent plays the card of best mean value, ties broken by the heuristic.  Every decision
-that is not a card to play (questions, point) is the heuristic's, and so is a card that is
-forced (one legal card).
+the agent plays the card of best mean value, ties broken by the heuristic.  A forced card (one
+legal card) is the heuristic's, and so is every decision that is not a card to play
+(questions, point) unless ``declarations="search"`` (spec ``pimc:N:search``): then those are
+decided by sampled worlds too (:mod:`agents.declaration_search`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import numpy as np
 from imperiale_env.cards import NUM_CARDS
 from imperiale_env.rules import Rules, resolve_rules
 
+from . import declaration_search
 from .compiled_solver import CompiledSolver
 from .heuristic import HeuristicAgent, play_scores
 from .solver import Solver
@@ -44,19 +46,37 @@ from .view import CARD_SUIT, POINT_VALUE, SUIT_ONEHOT, View, deck_mask, decode
 
 DEFAULT_SAMPLES = 16
 SOLVERS = ("compiled", "python")
+#: Who answers the declarations (questions, point): the heuristic, or a search of sampled worlds
+#: (:mod:`agents.declaration_search`).
+DECLARATIONS = ("heuristic", "search")
 
 
-def _point_ok(cards: np.ndarray, count: int, value: int) -> bool:
-    """Do ``cards`` (bool over 36) hold a suit of exactly ``count`` cards and ``value``?"""
-    per_suit = cards[None, :] & SUIT_ONEHOT
-    return bool(((per_suit.sum(axis=1) == count) & (per_suit @ POINT_VALUE == value)).any())
+def _point_ok(cards: np.ndarray, count: int, value: int) -> np.ndarray:
+    """Which rows of ``cards`` (``(n, 36)`` bool) hold a suit of exactly ``count`` cards and ``value``?"""
+    per_suit = cards[:, None, :] & SUIT_ONEHOT[None]
+    return ((per_suit.sum(axis=2) == count) & (per_suit @ POINT_VALUE == value)).any(axis=1)
+
+
+def _subsets(rng: np.random.Generator, n: int, cards: np.ndarray, k: int) -> np.ndarray:
+    """``n`` uniform ``k``-card subsets of the cards ``cards`` (indices), as ``(n, 36)`` bool: the
+    ``k`` cards of smallest random key in each row."""
+    out = np.zeros((n, NUM_CARDS), dtype=bool)
+    if k > 0 and n:
+        keys = rng.random((n, len(cards)))
+        pick = np.argpartition(keys, k - 1, axis=1)[:, :k] if k < len(cards) else np.arange(k)[None].repeat(n, 0)
+        out[np.arange(n)[:, None], cards[pick]] = True
+    return out
 
 
 def sample_worlds(obs: np.ndarray, rules: Rules, n: int, rng: np.random.Generator, *,
                   max_tries: int = 50) -> np.ndarray:
     """``n`` sampled hands of every seat, ``(n, 3, 36)`` bool by relative seat (seat 0 = the
     acting player, always his real hand), consistent with the observation ``obs`` (one row)."""
-    v = decode(obs)
+    return _sample(decode(obs), rules, n, rng, max_tries)
+
+
+def _sample(v: View, rules: Rules, n: int, rng: np.random.Generator, max_tries: int = 50) -> np.ndarray:
+    """:func:`sample_worlds` of the decoded observation ``v`` (row 0), every world drawn at once."""
     P = rules.players
     hand = v.hand[0]
     played = v.played[0]
@@ -83,7 +103,6 @@ def sample_worlds(obs: np.ndarray, rules: Rules, n: int, rng: np.random.Generato
     checks = [(s, int(v.point_count[0, s]), int(v.point_value[0, s])) for s in range(1, P) if v.declared[0, s]]
     worlds = np.zeros((n, 3, NUM_CARDS), dtype=bool)
     worlds[:, 0] = hand
-    pool_idx = np.flatnonzero(pool)
     # Seat ``s`` is drawn first (the declared one, if any), seat ``o`` (three players) gets the rest.
     declared = {seat: (cnt, val) for seat, cnt, val in checks}
     s = next(iter(declared), 1)
@@ -98,33 +117,40 @@ def sample_worlds(obs: np.ndarray, rules: Rules, n: int, rng: np.random.Generato
     need = int(sizes[s] - forced.sum())
     options = _point_options(declared[s], played[s], forced, eligible, need) if s in declared else None
     feasible = need >= 0 and need <= eligible.sum() and (options is None or options)
-    for i in range(n):
-        w = None
-        for _ in range(max_tries if feasible else 0):
-            w = np.zeros((3, NUM_CARDS), dtype=bool)
-            if options:
-                _, t, rest, more = options[int(rng.choice(len(options), p=_weights(options)))]
-                w[s, t] = True
-                w[s, rng.choice(rest, size=more, replace=False)] = True
-            else:
-                w[s, rng.choice(np.flatnonzero(eligible), size=need, replace=False)] = True
-            w[s] |= forced
-            if o is None:
-                break
-            w[o] = pool & ~w[s] | known[o]
-            fits = w[o].sum() == sizes[o] and not (w[o] & ~(allowed[o] | known[o])).any()
-            if fits and (o not in declared or _point_ok(w[o] | played[o], *declared[o])):
-                break
-        if w is None:  # inconsistent observation: fall back to any split of the pool
-            w = np.zeros((3, NUM_CARDS), dtype=bool)
-            order = rng.permutation(pool_idx)
-            at = 0
-            for seat in range(1, P):
-                take = int(sizes[seat] - known[seat].sum())
-                w[seat, order[at : at + take]] = True
-                w[seat] |= known[seat]
-                at += take
-        worlds[i, 1:P] = w[1:P]
+    if not feasible:  # inconsistent observation: any split of the pool
+        order = np.argsort(rng.random((n, int(pool.sum()))), axis=1)
+        at = 0
+        for seat in range(1, P):
+            take = int(sizes[seat] - known[seat].sum())
+            worlds[np.arange(n)[:, None], seat, np.flatnonzero(pool)[order[:, at : at + take]]] = True
+            worlds[:, seat] |= known[seat]
+            at += take
+        return worlds
+    # Up to ``max_tries`` draws for the worlds not yet consistent; the last draw is kept.
+    todo = np.arange(n)
+    for _ in range(max_tries):
+        w = np.zeros((len(todo), NUM_CARDS), dtype=bool)
+        if options:
+            chosen = rng.choice(len(options), size=len(todo), p=_weights(options))
+            for k in np.unique(chosen):
+                _, t, rest, more = options[k]
+                rows = np.flatnonzero(chosen == k)
+                w[rows] = _subsets(rng, len(rows), rest, more)
+                w[np.ix_(rows, t)] = True
+        else:
+            w = _subsets(rng, len(todo), np.flatnonzero(eligible), need)
+        w |= forced
+        worlds[todo, s] = w
+        if o is None:
+            break
+        w_o = pool & ~w | known[o]
+        worlds[todo, o] = w_o
+        fits = (w_o.sum(axis=1) == sizes[o]) & ~(w_o & ~(allowed[o] | known[o])).any(axis=1)
+        if o in declared:
+            fits &= _point_ok(w_o | played[o], *declared[o])
+        todo = todo[~fits]
+        if not len(todo):
+            break
     return worlds
 
 
@@ -198,23 +224,24 @@ def world_values(worlds: np.ndarray, rules: Rules, trump: int, pos: tuple, solve
     return out
 
 
-def solve_row(args) -> int:
-    """One decision: ``(obs row, legal cards, rules, samples, horizon, seed, solver, threads)`` -> the card."""
-    return search_row(args)[0]
-
-
-def search_row(args) -> tuple[int, np.ndarray | None]:
-    """:func:`solve_row`'s card and the mean value of every card over the sampled deals, ``(36,)``
-    (NaN for the illegal ones; ``None`` when the card is the heuristic's: forced, or beyond the
-    horizon): the soft targets that search-guided training imitates."""
-    obs, legal, rules, samples, horizon, seed, solver, threads = args
-    rng = np.random.default_rng(seed)
+def search_job(obs: np.ndarray, legal: np.ndarray, rules: Rules, samples: int, seed: int, solver: str = "compiled",
+               threads: int = 1) -> tuple:
+    """The job of :func:`search_row` for one observation row ``(1, OBS_SIZE)`` and its action mask,
+    as :class:`PIMCAgent` builds it (search-guided training labels positions with it)."""
     v = decode(obs)
     pref = play_scores(rules, v, legal[None, :NUM_CARDS])[0]
+    return v, legal, pref, rules, samples, seed, solver, threads
+
+
+def search_row(args) -> tuple[int, np.ndarray]:
+    """One searched decision: ``(view row, legal cards, the heuristic's scores of the cards, rules,
+    samples, seed, solver, threads)`` -> the card, and the mean value of every card over the
+    sampled deals, ``(36,)`` (NaN for the illegal ones): the soft targets search-guided training
+    imitates."""
+    v, legal, pref, rules, samples, seed, solver, threads = args
+    rng = np.random.default_rng(seed)
     legal_cards = np.flatnonzero(legal[:NUM_CARDS])
-    if len(legal_cards) == 1 or 12 - int(v.tricks_played[0]) > horizon:
-        return int(legal_cards[np.argmax(pref[legal_cards])]), None
-    worlds = sample_worlds(obs, rules, samples, rng)
+    worlds = _sample(v, rules, samples, rng)
     values = world_values(worlds, rules, int(v.trump[0]), position(v, 0, rules), solver, threads)
     mean = np.where(np.isnan(values), 0.0, values).sum(axis=0) / len(worlds)
     # Best mean value; among equals (within a rounding), the heuristic's preference.
@@ -222,6 +249,15 @@ def search_row(args) -> tuple[int, np.ndarray | None]:
     score = np.where(np.isclose(mean, best, atol=1e-9), 1e6 + pref, -np.inf)
     score[~legal[:NUM_CARDS]] = -np.inf
     return int(np.argmax(score)), np.where(legal[:NUM_CARDS], mean, np.nan)
+
+
+def solve_row(args) -> int:
+    """:func:`search_row`'s card alone (what :class:`PIMCAgent` plays)."""
+    return search_row(args)[0]
+
+
+def _rows(v: View, rows: np.ndarray) -> View:
+    return View(**{k: a[rows] for k, a in vars(v).items()})
 
 
 def _ignore_sigint() -> None:
@@ -242,12 +278,16 @@ class PIMCAgent:
     > 1 solves the sampled deals of one decision on that many threads instead (the values are
     exact, so the choice is the same whatever the thread count).  ``solver``: ``compiled`` (the
     default) or ``python``, the pure-Python oracle (same choices, for tests and benchmarks).
+    ``declarations``: ``heuristic`` (the default) or ``search`` (sampled worlds, valued on the
+    reference engine: :mod:`agents.declaration_search`).
     """
 
     def __init__(self, rules: Rules | str | dict | None = None, samples: int = DEFAULT_SAMPLES, workers: int = 1,
-                 horizon: int = 12, threads: int = 1, solver: str = "compiled"):
+                 horizon: int = 12, threads: int = 1, solver: str = "compiled", declarations: str = "heuristic"):
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r} (allowed: {', '.join(SOLVERS)})")
+        if declarations not in DECLARATIONS:
+            raise ValueError(f"unknown declarations {declarations!r} (allowed: {', '.join(DECLARATIONS)})")
         if int(threads) < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         self.rules = resolve_rules(rules)
@@ -256,7 +296,9 @@ class PIMCAgent:
         self.horizon = int(horizon)
         self.threads = int(threads)
         self.solver = solver
-        self.name = f"pimc:{self.samples}" + (f":{self.horizon}" if self.horizon < 12 else "")
+        self.declarations = declarations
+        self.name = (f"pimc:{self.samples}" + (f":{self.horizon}" if self.horizon < 12 else "")
+                     + (":search" if declarations == "search" else ""))
         self.heuristic = HeuristicAgent(self.rules)
         self._pool = None
 
@@ -279,14 +321,28 @@ class PIMCAgent:
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         mask = np.asarray(mask, dtype=bool)
         obs = np.atleast_2d(obs)
-        out = self.heuristic.act(obs, mask, rng)
         v = decode(obs)
-        rows = np.flatnonzero((v.phase == 2) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
+        choice = np.flatnonzero((v.phase == 2) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
+        seeds = rng.integers(0, 2**63, size=len(choice)) if len(choice) else np.zeros(0, dtype=np.int64)
+        near = 12 - v.tricks_played[choice] <= self.horizon
+        rows, seeds = choice[near], seeds[near]
+        out = np.zeros(len(obs), dtype=np.int64)
+        heuristic_rows = np.ones(len(obs), dtype=bool)
+        heuristic_rows[rows] = False
+        rest = np.flatnonzero(heuristic_rows)
+        if len(rest):
+            out[rest] = self.heuristic.act(obs[rest], mask[rest], rng)
+        if self.declarations == "search":
+            for r in np.flatnonzero((v.phase == 0) | (v.phase == 1)):
+                row = _rows(v, [r])
+                worlds = _sample(row, self.rules, self.samples, np.random.default_rng(rng.integers(0, 2**63)))
+                out[r] = declaration_search.decide(self.rules, row, obs[r], mask[r], worlds)
         if not len(rows):
             return out
-        seeds = rng.integers(0, 2**63, size=len(rows))
-        jobs = [(obs[r : r + 1], mask[r], self.rules, self.samples, self.horizon, int(s), self.solver, self.threads)
-                for r, s in zip(rows, seeds, strict=True)]
+        # The heuristic's card scores break ties between cards of equal value.
+        pref = play_scores(self.rules, _rows(v, rows), mask[rows, :NUM_CARDS])
+        jobs = [(_rows(v, [r]), mask[r], pref[k], self.rules, self.samples, int(s), self.solver, self.threads)
+                for k, (r, s) in enumerate(zip(rows, seeds, strict=True))]
         if self.workers > 1 and len(jobs) > 1:
             if self._pool is None:
                 import multiprocessing as mp
@@ -299,5 +355,5 @@ class PIMCAgent:
         return out
 
 
-__all__ = ["DEFAULT_SAMPLES", "SOLVERS", "PIMCAgent", "position", "sample_worlds", "search_row", "solve_row",
-           "world_values"]
+__all__ = ["DECLARATIONS", "DEFAULT_SAMPLES", "SOLVERS", "PIMCAgent", "position", "sample_worlds", "search_job",
+           "search_row", "solve_row", "world_values"]

@@ -295,13 +295,13 @@ class Solver:
 
     def move_values(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
                     played: int) -> dict[int, float]:
-        """Exact value for ``me`` of every legal card of the seat to play (which must be ``me``),
-        given the hands of every seat, the leader and the cards of the current trick (in play
-        order), the tricks won so far by seat and the number of tricks played."""
+        """Exact value for ``me`` of every legal card of the seat to play, given the hands of every
+        seat, the leader and the cards of the current trick (in play order), the tricks won so
+        far by seat and the number of tricks played.  The seat to play is usually ``me``; when it
+        is another seat, these are ``me``'s values of that seat's cards (the position's value for
+        ``me`` is then their minimum: every other seat plays against ``me``)."""
         P = self.P
         seat = (leader + len(trick)) % P
-        if seat != self.me:
-            raise ValueError(f"seat {seat} is to play, the solver plays for seat {self.me}")
         win, win_seat = 0, 0
         for k, x in enumerate(trick):
             if k == 0 or self.beats(x, win):

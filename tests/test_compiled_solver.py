@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from test_solver import ref_winner, to_mask
 
-from agents.compiled_solver import CompiledSolver, equivalent_heads
+from agents.compiled_solver import CompiledSolver, Positions, equivalent_heads, solve_positions
 from agents.solver import Solver
 from imperiale_env.batch import BatchGame
 from imperiale_env.cards import NUM_CARDS, deck
@@ -175,13 +175,66 @@ def test_many_worlds_at_once_and_threads_agree():
     assert np.array_equal(one, two, equal_nan=True)
 
 
+@pytest.mark.parametrize("preset", ["academie", "academie3"])
+def test_one_call_for_many_different_positions(preset):
+    """solve_positions: positions of different deals, trumps, seats, leaders, tricks and trick
+    states in one call, each equal to the Python solver's values, at any thread count."""
+    import numba
+
+    rules = make_rules(preset)
+    positions = engine_positions(preset, 16, seed=23)
+    rng = np.random.default_rng(8)
+    rows = [positions[left][k] for left in (1, 2, 3, 4, 5) for k in rng.permutation(len(positions[left]))[:40]]
+    P = rules.players
+    assert {r[0] for r in rows} == set(range(4)) and {r[6] for r in rows} == set(range(P))
+    assert {len(r[3]) for r in rows} == set(range(P)) and len({r[5] for r in rows}) == 5
+    batch = Positions.of(rows)
+    one = solve_positions(rules, batch)
+    for row, values in zip(rows, one, strict=True):
+        got = {int(c): float(values[c]) for c in np.flatnonzero(~np.isnan(values))}
+        assert got == python_values(rules, row), row
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+    assert np.array_equal(one, solve_positions(rules, batch, threads=threads), equal_nan=True)
+    assert solve_positions(rules, Positions.of([])).shape == (0, NUM_CARDS)
+
+
+@pytest.mark.parametrize("preset", ["academie", "academie3"])
+def test_values_for_a_seat_that_is_not_to_play(preset):
+    """``me`` need not be the seat to play: its values of that seat's cards, equal to the Python
+    solver's; with two players the exact negation of the player's own values."""
+    rules = make_rules(preset)
+    P = rules.players
+    positions = engine_positions(preset, 16, seed=29)
+    rng = np.random.default_rng(9)
+    rows = [positions[left][k] for left in (1, 2, 3, 4) for k in rng.permutation(len(positions[left]))[:25]]
+    other = [(*row[:6], (row[6] + 1 + k % (P - 1)) % P) for k, row in enumerate(rows)]
+    theirs = solve_positions(rules, Positions.of(other))
+    for row, values in zip(other, theirs, strict=True):
+        assert {int(c): float(values[c]) for c in np.flatnonzero(~np.isnan(values))} == python_values(rules, row)
+    if P == 2:
+        own = solve_positions(rules, Positions.of(rows))
+        assert np.array_equal(theirs, -own, equal_nan=True)
+
+
+def test_solve_positions_names_the_bad_row():
+    rules = make_rules("academie")
+    good = (0, (to_mask([0, 1]), to_mask([14, 15])), 0, (), (5, 5), 10, 0)
+    for bad, message in [((4, *good[1:]), "row 1: trump must be a suit index"),
+                         ((*good[:6], 2), "row 1: me must be a seat 0..1"),
+                         ((*good[:4], (5, 4), 10, 0), "row 1: inconsistent position"),
+                         ((*good[:3], (14, 15), *good[4:]), "row 1: inconsistent position")]:
+        with pytest.raises(ValueError, match=message):
+            solve_positions(rules, Positions.of([good, bad]))
+    with pytest.raises(ValueError, match=r"hands must have shape \(1, 2\)"):
+        solve_positions(rules, Positions(*(np.asarray(a)[:, :1] if k == 0 else a
+                                           for k, a in enumerate(Positions.of([good])))))
+
+
 def test_compiled_solver_refuses_bad_input():
     rules = make_rules("academie")
     with pytest.raises(ValueError, match="trump"):
         CompiledSolver(rules, trump=4)
     solver = CompiledSolver(rules, trump=0, me=0)
-    with pytest.raises(ValueError, match="seat 1 is to play"):
-        solver.move_values((1, 2), 1, (), (0, 0), 0)
     with pytest.raises(ValueError, match="tricks won"):
         solver.move_values((1, 2), 0, (), (3, 0), 2)
     with pytest.raises(ValueError, match="threads"):

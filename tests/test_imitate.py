@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.pimc import PIMCAgent, search_row, solve_row  # noqa: E402
+from agents.pimc import PIMCAgent, search_job, search_row, solve_row  # noqa: E402
 from imperiale_env.batch import BatchGame  # noqa: E402
 from imperiale_env.cards import NUM_CARDS  # noqa: E402
 from imperiale_env.rules import make_rules  # noqa: E402
@@ -56,7 +56,7 @@ def test_the_label_of_a_position_is_pimcs_card_with_its_values():
     rules, obs, mask = first_card_position()
     rng_seed = 7
     seed = int(np.random.default_rng(rng_seed).integers(0, 2**63, size=1)[0])  # what PIMCAgent.act draws
-    job = (obs, mask, rules, 8, 12, seed, "compiled", 1)
+    job = search_job(obs, mask, rules, 8, seed)
     card, values = search_row(job)
     assert card == solve_row(job)
     assert card == PIMCAgent(rules, samples=8).act(obs, mask[None], np.random.default_rng(rng_seed))[0]

@@ -141,6 +141,7 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
     and the heuristic at the declarations, and label every decision that had a choice (the module
     docstring says how).  ``bar``: a progress bar advanced by one per game that ends."""
     from agents.heuristic import HeuristicAgent
+    from agents.pimc import search_job
     from agents.view import decode
 
     heuristic = HeuristicAgent(rules)
@@ -157,8 +158,7 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
         values = np.full((len(live), NUM_CARDS), np.nan, dtype=np.float32)
         cards = np.flatnonzero((decode(obs).phase == PLAY_PHASE) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
         seeds = rng.integers(0, 2**63, size=len(cards))
-        jobs = [(obs[r : r + 1], mask[r], rules, samples, 12, int(s), "compiled", 1)
-                for r, s in zip(cards, seeds, strict=True)]
+        jobs = [search_job(obs[r : r + 1], mask[r], rules, samples, int(s)) for r, s in zip(cards, seeds, strict=True)]
         for r, (card, mean) in zip(cards, pool.map(jobs), strict=True):
             action[r], values[r] = card, mean
         keep = np.flatnonzero(mask.sum(axis=1) > 1)
