@@ -7,8 +7,9 @@ used by the environments, tournaments and interactive play.
 - :mod:`agents.champions`: the trained policies shipped in the package, one per preset that has
   one (:func:`champion`);
 - :mod:`agents.random_agent`, :mod:`agents.heuristic`: the baselines;
-- :mod:`agents.solver`, :mod:`agents.pimc`: the exact play-out solver and Perfect Information
-  Monte Carlo over sampled deals;
+- :mod:`agents.solver`, :mod:`agents.compiled_solver`, :mod:`agents.pimc`: the exact play-out
+  solver (pure Python, compiled) and Perfect Information Monte Carlo over sampled deals;
+  :mod:`agents.declaration_search`: its declarations by sampled deals (``pimc:N:search``);
 - :mod:`agents.view`: decoding the observation vector;
 - :mod:`agents.tournament`: duplicate round robins (``imperiale eval``).
 """
