@@ -1,4 +1,4 @@
-"""The batched numpy engine: N games of L'Impériale stepped together (see :mod:`.engine`).
+"""The batched engine: N games of L'Impériale stepped together (see :mod:`.engine`).
 
 Modules: :mod:`.state` (the arrays, per game and per deal), :mod:`.tables` (the stages and
 card tables of the rules), :mod:`.stages` (the compiled stage machine: the decisions, dealing

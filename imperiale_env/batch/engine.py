@@ -92,7 +92,6 @@ class BatchGame:
         self.tables = Tables(self.rules, single_deal=single_deal, keep_history=keep_history)
         self.rule_flags = rule_flags(self)
         self.stages = self.tables.stages
-        self.seats = np.arange(P)[None, :]
         n = self.n
         self._ar = np.arange(n)
         self.state = BatchState.allocate(n, P, len(self.tables.pack))

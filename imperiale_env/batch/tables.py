@@ -2,7 +2,9 @@
 
 A deal is a static list of stages built from the rules (the chronology of :mod:`~imperiale_env.game`,
 written as data).  A stage is either a decision (the in-hand questions of one player, the
-turned-card impériale, one player's point, the play) or an automatic step run by a handler.
+turned-card impériale, one player's point, the play) or an automatic step (dealing, scoring, the
+deal's end); the compiled stage machine (:mod:`imperiale_env.kernels.batch_stages`) reads them as
+numbers, with the rule values and card tables of :attr:`Tables.arrays`.
 
 The in-hand items a player may show are numbered slots (bit ``j`` of his item masks):
 carte blanche, quarts major by suit, Imperijal sequences by suit, fours in
@@ -35,7 +37,8 @@ KQJ = RANK_MASK[K] | RANK_MASK[Q] | RANK_MASK[J]
 
 @dataclass(frozen=True)
 class Stage:
-    """One step of a deal: ``kind`` names the handler, ``pos`` a priority position."""
+    """One step of a deal: ``kind`` names what it does (one of
+    :data:`~imperiale_env.kernels.batch_stages.STAGE_KINDS`), ``pos`` a priority position."""
 
     kind: str
     pos: int = 0
@@ -105,8 +108,8 @@ class Tables:
             enabled[QUART_ITEMS[s]] = True
             item_mask[SEQUENCE_ITEMS[s]] = sum(1 << card(s, x) for x in (Q, J, A, low))
             enabled[SEQUENCE_ITEMS[s]] = rules.extra_sequence
-        self.four_ranks = [rank_index(x, P) for x in rules.four_ranks]
-        for j, rank in enumerate(self.four_ranks):
+        four_ranks = [rank_index(x, P) for x in rules.four_ranks]
+        for j, rank in enumerate(four_ranks):
             item_mask[FOUR_ITEMS_START + j] = RANK_MASK[rank]
             enabled[FOUR_ITEMS_START + j] = True
         self.item_mask = item_mask
@@ -120,7 +123,7 @@ class Tables:
             for g, ranks in enumerate(groups):
                 if rk in ranks:
                     need[c, g] = sum(1 << card(s, x) for x in ranks if x != rk)
-            if rk in self.four_ranks and rules.turned_imperiale_fours:
+            if rk in four_ranks and rules.turned_imperiale_fours:
                 need[c, 2] = int(RANK_MASK[rk]) & ~(1 << c)
         self.turned_need = need
         self.trick_points = trick_points_table(rules)
@@ -141,7 +144,7 @@ class Tables:
             (sc.R_IMPERIALES_AS_POINTS, rules.imperiales_as_points), (sc.R_TURNED_IMPERIALE, rules.turned_imperiale),
             (sc.R_FALLEN, FALLEN_IMPERIALES.index(rules.fallen_imperiale)), (sc.R_POINT_POINTS, rules.point_points),
             (sc.R_POINT_SPLIT, rules.point_tie == "split"), (sc.R_MUTUAL_SHOW_NO_WIPE, rules.mutual_show_no_wipe),
-            (sc.R_FOURS, len(self.four_ranks)), (sc.R_SINGLE_DEAL, single_deal), (sc.R_KEEP_HISTORY, keep_history),
+            (sc.R_FOURS, len(four_ranks)), (sc.R_SINGLE_DEAL, single_deal), (sc.R_KEEP_HISTORY, keep_history),
             (sc.R_EVENT_BOUND, event_bound(rules)),
         ):
             values[at] = value
