@@ -50,17 +50,19 @@ class StageMachine:
         """Apply every game's action and run the games on; returns the games that ended, in order."""
         g = self.game
         s, t, d, deals, keys = self._kernel_args()
-        if g.threads == 1:
-            lo = 0
-            while lo < g.n:
-                lo = step_games(lo, g.n, actions, s, t, d, deals, self.events[0], self.counts[0], self.flags, keys[0])
-                self._flush()
-        else:
-            starts = np.concatenate(([0], self._ends[:-1]))
-            while (starts < self._ends).any():
-                step_games_threaded(g.threads, starts, actions, s, t, d, deals, self.events, self.counts, self.flags,
-                                    keys)
-                self._flush()
+        with np.errstate(over="ignore"):  # NUMBA_DISABLE_JIT: the seeded hashes wrap around
+            if g.threads == 1:
+                lo = 0
+                while lo < g.n:
+                    lo = step_games(lo, g.n, actions, s, t, d, deals, self.events[0], self.counts[0], self.flags,
+                                    keys[0])
+                    self._flush()
+            else:
+                starts = np.concatenate(([0], self._ends[:-1]))
+                while (starts < self._ends).any():
+                    step_games_threaded(g.threads, starts, actions, s, t, d, deals, self.events, self.counts,
+                                        self.flags, keys)
+                    self._flush()
         self._resume_paused(g._ar)
         return self.ended()
 
@@ -80,10 +82,11 @@ class StageMachine:
     def _advance(self, rows: np.ndarray, seeds: np.ndarray, archived: bool) -> None:
         s, t, d, deals, keys = self._kernel_args()
         lo = 0
-        while lo < len(rows):
-            lo = advance_games(lo, rows, seeds, archived, s, t, d, deals, self.events[0], self.counts[0], self.flags,
-                               keys[0])
-            self._flush()
+        with np.errstate(over="ignore"):
+            while lo < len(rows):
+                lo = advance_games(lo, rows, seeds, archived, s, t, d, deals, self.events[0], self.counts[0],
+                                   self.flags, keys[0])
+                self._flush()
 
     def _resume_paused(self, rows: np.ndarray) -> None:
         """Archive the deals of the games paused at a deal's end, then run them on."""

@@ -1,13 +1,16 @@
 """Scoring in the batched engine, compiled: award and gain (docs/rules.md section 3), the score
 events, and the automatic stages that score a deal, for one game ``i`` at a time.
 
-Every function takes the batch state's arrays ``s`` (a named tuple of the
+The scoring stages take the batch state's arrays ``s`` (a named tuple of the
 :class:`~imperiale_env.batch.state.BatchState` arrays), the rules' tables ``t`` (a named tuple
 built by :class:`~imperiale_env.batch.tables.Tables`, holding the rule values ``t.rules``
 indexed by the ``R_*`` numbers here), the event buffer ``eb`` with its row count ``en[0]``
-(a buffer of no rows: events are not recorded), and the game ``i``.  A game that reaches the
-target stops being scored at once, as in the reference engine: every scoring function does
-nothing on a game that is over.
+(a buffer of no rows: events are not recorded), and the game ``i``; they are inlined into the
+stage machine (``inline="always"``).  award and gain, called from many places, take only the
+few arrays they change (:data:`Scores`) and the rule values ``r``: a compiled call passes each
+array of a named tuple as separate numbers, and the whole state is hundreds of them.  A game
+that reaches the target stops being scored at once, as in the reference engine: every scoring
+function does nothing on a game that is over.
 
 The event codes (``E_*``) are the order of :data:`imperiale_env.events.EVENT_KINDS` and the
 item slots those of :mod:`imperiale_env.batch.tables`, written here as numbers so that the
@@ -15,6 +18,8 @@ cached machine code cannot outlive a change of them unnoticed (the tests compare
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -36,20 +41,32 @@ POINTS_PER_IMPERIALE = 24
 CB_ITEM, FIRST_SEQUENCE_ITEM, FIRST_FOUR_ITEM, NUM_ITEMS = 0, 5, 9, 14
 
 
+#: What award and gain read and change: the score, the end of the game, what an event row names.
+Scores = namedtuple("Scores", ["points", "imperiales", "over", "winner", "game_id", "deal_index", "dealer",
+                               "turned_honour_scored", "trump"])
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def scores(s) -> Scores:
+    """The :data:`Scores` arrays of the state ``s``."""
+    return Scores(s.points, s.imperiales, s.over, s.winner, s.game_id, s.deal_index, s.dealer,
+                  s.turned_honour_scored, s.trump)
+
+
 @njit(cache=True, _nrt=False)
-def priority_seat(s, i: int, k: int) -> int:
+def priority_seat(dealer: int, k: int, players: int) -> int:
     """The seat at priority position ``k`` (the dealer's left hand first, the dealer last)."""
-    return (s.dealer[i] + 1 + k) % s.points.shape[1]
+    return (dealer + 1 + k) % players
 
 
 @njit(cache=True, _nrt=False)
-def log(s, eb: np.ndarray, en: np.ndarray, i: int, kind: int, player: int, amount: int) -> None:
+def log(c: Scores, eb: np.ndarray, en: np.ndarray, i: int, kind: int, player: int, amount: int) -> None:
     """One score event of game ``i``: a row ``(game_id, deal_index, kind, player, amount)``."""
     if eb.shape[0] == 0:
         return
     at = en[0]
-    eb[at, 0] = s.game_id[i]
-    eb[at, 1] = s.deal_index[i]
+    eb[at, 0] = c.game_id[i]
+    eb[at, 1] = c.deal_index[i]
     eb[at, 2] = kind
     eb[at, 3] = player
     eb[at, 4] = amount
@@ -57,101 +74,104 @@ def log(s, eb: np.ndarray, en: np.ndarray, i: int, kind: int, player: int, amoun
 
 
 @njit(cache=True, _nrt=False)
-def award(s, t, eb: np.ndarray, en: np.ndarray, i: int, p: int, n: int, kind: int, protect: bool) -> None:
+def award(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, p: int, n: int, kind: int,
+          protect: bool) -> None:
     """award(p, n) of docs/rules.md section 3: ``n`` points, each 24 an impériale (the remainder
     kept); ``protect``: the impériales it makes spare the turned honour (see :func:`gain`)."""
-    if s.over[i]:
+    if c.over[i]:
         return
-    log(s, eb, en, i, kind, p, n)
-    s.points[i, p] += n
-    while s.points[i, p] >= POINTS_PER_IMPERIALE:
-        s.points[i, p] -= POINTS_PER_IMPERIALE
-        gain(s, t, eb, en, i, p, 1, True, protect)
-        if s.over[i]:
+    log(c, eb, en, i, kind, p, n)
+    c.points[i, p] += n
+    while c.points[i, p] >= POINTS_PER_IMPERIALE:
+        c.points[i, p] -= POINTS_PER_IMPERIALE
+        gain(c, r, eb, en, i, p, 1, True, protect)
+        if c.over[i]:
             return
 
 
 @njit(cache=True, _nrt=False)
-def gain(s, t, eb: np.ndarray, en: np.ndarray, i: int, p: int, k: int, wipe: bool, protect: bool) -> None:
+def gain(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, p: int, k: int, wipe: bool,
+         protect: bool) -> None:
     """gain(p, k): ``k`` impériales, the wipe of every opponent's points (unless ``wipe`` is
     false), the end of the game at the target.  With ``protect`` (Académie step 2) the dealer
     keeps at most the turned honour's points."""
-    if s.over[i]:
+    if c.over[i]:
         return
-    s.imperiales[i, p] += k
-    log(s, eb, en, i, E_IMPERIALE, p, k)
+    c.imperiales[i, p] += k
+    log(c, eb, en, i, E_IMPERIALE, p, k)
     if wipe:
-        shield = protect and s.turned_honour_scored[i]
-        for q in range(s.points.shape[1]):
+        shield = protect and c.turned_honour_scored[i]
+        for q in range(c.points.shape[1]):
             if q == p:
                 continue
-            had = s.points[i, q]
-            keep = min(had, t.rules[R_TURNED_HONOUR_POINTS]) if shield and q == s.dealer[i] else 0
+            had = c.points[i, q]
+            keep = min(had, r[R_TURNED_HONOUR_POINTS]) if shield and q == c.dealer[i] else 0
             if had > keep:
-                log(s, eb, en, i, E_WIPE, q, had - keep)
-                s.points[i, q] = keep
-    if s.imperiales[i, p] >= t.rules[R_TARGET]:
-        s.over[i] = True
-        s.winner[i] = p
-        log(s, eb, en, i, E_GAME_OVER, p, 0)
+                log(c, eb, en, i, E_WIPE, q, had - keep)
+                c.points[i, q] = keep
+    if c.imperiales[i, p] >= r[R_TARGET]:
+        c.over[i] = True
+        c.winner[i] = p
+        log(c, eb, en, i, E_GAME_OVER, p, 0)
 
 
 @njit(cache=True, _nrt=False)
-def score_imperiales(s, t, eb: np.ndarray, en: np.ndarray, i: int, p: int, value: int, kind: int, wipe: bool,
-                     protect: bool) -> None:
+def score_imperiales(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, p: int, value: int, kind: int,
+                     wipe: bool, protect: bool) -> None:
     """An impériale-valued event: a gain, or 24 points an impériale with ``imperiales_as_points``."""
-    if s.over[i]:
+    if c.over[i]:
         return
-    if t.rules[R_IMPERIALES_AS_POINTS]:
-        award(s, t, eb, en, i, p, POINTS_PER_IMPERIALE * value, kind, protect)
+    if r[R_IMPERIALES_AS_POINTS]:
+        award(c, r, eb, en, i, p, POINTS_PER_IMPERIALE * value, kind, protect)
         return
-    log(s, eb, en, i, kind, p, value)
-    gain(s, t, eb, en, i, p, value, wipe, protect)
+    log(c, eb, en, i, kind, p, value)
+    gain(c, r, eb, en, i, p, value, wipe, protect)
 
 
 @njit(cache=True, _nrt=False)
-def score_item(s, t, eb: np.ndarray, en: np.ndarray, i: int, p: int, j: int, wipe: bool, protect: bool) -> None:
+def score_item(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, p: int, j: int, wipe: bool,
+               protect: bool) -> None:
     """Score the shown in-hand item ``j`` of player ``p`` (see Game._score_in_hand)."""
-    if s.over[i]:
+    if c.over[i]:
         return
-    r = t.rules
     if j == CB_ITEM:
         if r[R_CB_POINTS]:
-            award(s, t, eb, en, i, p, r[R_CB_POINTS], E_CARTE_BLANCHE, protect)
+            award(c, r, eb, en, i, p, r[R_CB_POINTS], E_CARTE_BLANCHE, protect)
             return
-        log(s, eb, en, i, E_CARTE_BLANCHE, p, r[R_CB_IMPERIALES])
-        gain(s, t, eb, en, i, p, r[R_CB_IMPERIALES], wipe, protect)
+        log(c, eb, en, i, E_CARTE_BLANCHE, p, r[R_CB_IMPERIALES])
+        gain(c, r, eb, en, i, p, r[R_CB_IMPERIALES], wipe, protect)
         return
-    value = r[R_TRUMP_QUART_IMPERIALES] if j < FIRST_SEQUENCE_ITEM and s.trump[i] == j - 1 else 1
+    value = r[R_TRUMP_QUART_IMPERIALES] if j < FIRST_SEQUENCE_ITEM and c.trump[i] == j - 1 else 1
     kind = E_FOUR_OF_A_KIND if j >= FIRST_FOUR_ITEM else E_QUART_MAJOR
-    score_imperiales(s, t, eb, en, i, p, value, kind, wipe, protect)
+    score_imperiales(c, r, eb, en, i, p, value, kind, wipe, protect)
 
 
 @njit(cache=True, _nrt=False)
-def shows(s, i: int, p: int, j: int) -> bool:
-    """Has player ``p`` shown item ``j``?"""
-    return (s.shown[i, p] >> j) & 1 == 1
+def shows(shown: int, j: int) -> bool:
+    """Does a player who showed the items ``shown`` (bit ``j``: item ``j``) show item ``j``?"""
+    return (shown >> j) & 1 == 1
 
 
 @njit(cache=True, _nrt=False)
-def score_turned(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
+def score_turned(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     """The dealer's shown turned-card impériale."""
-    score_imperiales(s, t, eb, en, i, s.dealer[i], 1, E_TURNED_IMPERIALE, True, False)
+    score_imperiales(c, r, eb, en, i, c.dealer[i], 1, E_TURNED_IMPERIALE, True, False)
 
 
 # ---------------------------------------------------------------------- the scoring stages
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def score_carte_blanche(s, t, eb: np.ndarray, en: np.ndarray, i: int, wipe: bool) -> None:
     """Every shown carte blanche, in priority order."""
-    for k in range(s.points.shape[1]):
-        p = priority_seat(s, i, k)
-        if shows(s, i, p, CB_ITEM):
-            score_item(s, t, eb, en, i, p, CB_ITEM, wipe, False)
+    P = s.points.shape[1]
+    for k in range(P):
+        p = priority_seat(s.dealer[i], k, P)
+        if shows(s.shown[i, p], CB_ITEM):
+            score_item(scores(s), t.rules, eb, en, i, p, CB_ITEM, wipe, False)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def score_compared(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     """Foster: carte blanche, then the best sequence's holder takes all his sequences, then
     likewise the fours; no wipes if every player showed something in hand."""
@@ -171,9 +191,9 @@ def score_compared(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
         # the other suits; fours by their place in four_ranks; ties to the earlier position.
         best, winner = 0, -1
         for k in range(P):
-            p = priority_seat(s, i, k)
+            p = priority_seat(s.dealer[i], k, P)
             for j in range(first, last):
-                if shows(s, i, p, j):
+                if shows(s.shown[i, p], j):
                     if j >= FIRST_FOUR_ITEM:
                         strength = 1 + fours - (j - FIRST_FOUR_ITEM)
                     else:
@@ -186,11 +206,11 @@ def score_compared(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
                         best, winner = strength, p
         if winner >= 0:
             for j in range(first, last):
-                if shows(s, i, winner, j):
-                    score_item(s, t, eb, en, i, winner, j, wipe, False)
+                if shows(s.shown[i, winner], j):
+                    score_item(scores(s), t.rules, eb, en, i, winner, j, wipe, False)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def score_by_number(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     """Imperijal: those who showed the most impériales score 24 points each."""
     P = s.points.shape[1]
@@ -205,25 +225,25 @@ def score_by_number(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     if most == 0 or leaders == P:
         return
     for k in range(P):
-        p = priority_seat(s, i, k)
+        p = priority_seat(s.dealer[i], k, P)
         count = card_count(np.uint64(s.shown[i, p]) & ~ONE) + (1 if p == dealer and s.turned_shown[i] else 0)
         if count != most:
             continue
         for j in range(1, NUM_ITEMS):
-            if shows(s, i, p, j):
-                score_item(s, t, eb, en, i, p, j, True, False)
+            if shows(s.shown[i, p], j):
+                score_item(scores(s), t.rules, eb, en, i, p, j, True, False)
         if p == dealer and s.turned_shown[i]:
-            score_turned(s, t, eb, en, i)
+            score_turned(scores(s), t.rules, eb, en, i)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def score_point(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     """The best declared point (count, then value) scores, shown to all; a tie goes to the
     earlier position, or splits the points (``point_tie='split'``)."""
     P = s.points.shape[1]
     best, leaders, first = -1, 0, -1
     for k in range(P):
-        p = priority_seat(s, i, k)
+        p = priority_seat(s.dealer[i], k, P)
         key = s.point_count[i, p] * 1000 + s.point_value[i, p] if s.point_suit[i, p] >= 0 else -1
         if key > best:
             best, leaders, first = key, 0, k
@@ -234,28 +254,29 @@ def score_point(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     split = t.rules[R_POINT_SPLIT] != 0 and leaders > 1
     points = t.rules[R_POINT_POINTS] // 2 if split else t.rules[R_POINT_POINTS]
     for k in range(first, P):
-        p = priority_seat(s, i, k)
+        p = priority_seat(s.dealer[i], k, P)
         key = s.point_count[i, p] * 1000 + s.point_value[i, p] if s.point_suit[i, p] >= 0 else -1
         if s.over[i] or key != best or (k != first and not split):
             continue
         s.revealed[i, p] |= s.dealt[i, p] & SUIT_MASK[s.point_suit[i, p]]
-        award(s, t, eb, en, i, p, points, E_POINT, False)
+        award(scores(s), t.rules, eb, en, i, p, points, E_POINT, False)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def score_honours(s, t, eb: np.ndarray, en: np.ndarray, i: int, where: np.ndarray, per: int) -> None:
     """``per`` points for each trump honour of ``where`` (the hands, or the captured cards)."""
     if not per:
         return
     honours = t.honour_mask[s.trump[i]]
-    for k in range(s.points.shape[1]):
-        p = priority_seat(s, i, k)
+    P = s.points.shape[1]
+    for k in range(P):
+        p = priority_seat(s.dealer[i], k, P)
         n = card_count(where[i, p] & honours)
         if n > 0:
-            award(s, t, eb, en, i, p, per * n, E_HONOURS, False)
+            award(scores(s), t.rules, eb, en, i, p, per * n, E_HONOURS, False)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def score_fallen(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     """The fallen impériale (``fallen_imperiale``): ``t.fallen_want[trump]`` captured, with
     ``t.fallen_held[trump]`` dealt to the player; ``tombee``: the wanted cards were dealt to
@@ -265,7 +286,7 @@ def score_fallen(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     held, want = t.fallen_held[trump], t.fallen_want[trump]
     P = s.points.shape[1]
     for k in range(P):
-        p = priority_seat(s, i, k)
+        p = priority_seat(s.dealer[i], k, P)
         dealt, cap = s.dealt[i, p], s.captured[i, p]
         fallen = (dealt & held) == held and (cap & want) == want
         if mode == FALLEN_TOMBEE:
@@ -276,22 +297,23 @@ def score_fallen(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
         elif mode == FALLEN_CAPTURE:
             fallen = fallen and (dealt & want) == ZERO
         if fallen:
-            score_imperiales(s, t, eb, en, i, p, 1, E_FALLEN_IMPERIALE, True, False)
+            score_imperiales(scores(s), t.rules, eb, en, i, p, 1, E_FALLEN_IMPERIALE, True, False)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def score_tricks(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     """The cards (:func:`~imperiale_env.tricks.trick_points`): capot impériales, else the trick
     points, then capot points, each player in priority order."""
-    for k in range(s.points.shape[1]):
-        p = priority_seat(s, i, k)
+    P = s.points.shape[1]
+    for k in range(P):
+        p = priority_seat(s.dealer[i], k, P)
         points, capot_points, capot_imperiales = t.trick_points[s.tricks[i, p]]
         if s.over[i]:
             return
         if capot_imperiales > 0:
-            log(s, eb, en, i, E_CAPOT, p, capot_imperiales)
-            gain(s, t, eb, en, i, p, capot_imperiales, True, False)
+            log(scores(s), eb, en, i, E_CAPOT, p, capot_imperiales)
+            gain(scores(s), t.rules, eb, en, i, p, capot_imperiales, True, False)
         elif points > 0:
-            award(s, t, eb, en, i, p, points, E_TRICKS, False)
+            award(scores(s), t.rules, eb, en, i, p, points, E_TRICKS, False)
         if capot_points > 0:
-            award(s, t, eb, en, i, p, capot_points, E_CAPOT, False)
+            award(scores(s), t.rules, eb, en, i, p, capot_points, E_CAPOT, False)

@@ -51,6 +51,7 @@ from .batch_score import (
     score_point,
     score_tricks,
     score_turned,
+    scores,
 )
 from .cards import BIT, ONE, SUIT_MASK, ZERO, card_count, lowest_card
 from .seeds import deal_order, first_dealer
@@ -79,7 +80,7 @@ def reset_deal(d, fills: np.ndarray, i: int) -> None:
         k += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def start_game(s, i: int, seed: np.uint64) -> None:
     """A new game in slot ``i`` with ``seed``, from the start score the batch was reset with."""
     P = s.points.shape[1]
@@ -99,7 +100,7 @@ def start_game(s, i: int, seed: np.uint64) -> None:
     s.winner[i] = -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def deal_start(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, keys: np.ndarray) -> None:
     """Deal the cards (seeded, or the given card order ``deals[i, deal_index]``), note what each
     hand may show, and score a turned honour (step 1)."""
@@ -114,7 +115,7 @@ def deal_start(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: in
         deal_order(s.seed[i], index, t.pack, keys, order)
     dealer = s.dealer[i]
     for k in range(P):
-        seat = priority_seat(s, i, k)
+        seat = priority_seat(dealer, k, P)
         hand = ZERO
         for c in range(k * HAND_SIZE, (k + 1) * HAND_SIZE):
             hand |= BIT[order[c]]
@@ -133,25 +134,25 @@ def deal_start(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: in
     s.trump[i] = trump
     s.leader[i] = (dealer + 1) % P
     if t.rules[R_TURNED_IMPERIALE]:
-        s.turned_eligible[i] = turned_cards(t, s.dealt[i, dealer], turned) != ZERO
+        s.turned_eligible[i] = turned_cards(t.turned_need, s.dealt[i, dealer], turned) != ZERO
     # Step 1: a turned honour.
     if t.rules[R_TURNED_HONOUR_POINTS] and (t.honour_mask[trump] & BIT[turned]) != ZERO:
         s.turned_honour_scored[i] = True
-        award(s, t, eb, en, i, dealer, t.rules[R_TURNED_HONOUR_POINTS], E_TURNED_HONOUR, False)
+        award(scores(s), t.rules, eb, en, i, dealer, t.rules[R_TURNED_HONOUR_POINTS], E_TURNED_HONOUR, False)
 
 
 @njit(cache=True, _nrt=False)
-def turned_cards(t, hand: np.uint64, turned: int) -> np.uint64:
+def turned_cards(turned_need: np.ndarray, hand: np.uint64, turned: int) -> np.uint64:
     """The three cards of ``hand`` the turned card completes (the first of the quart, the
     sequence and the four it completes, as the reference engine shows it), or none."""
-    for g in range(t.turned_need.shape[1]):
-        need = t.turned_need[turned, g]
+    for g in range(turned_need.shape[1]):
+        need = turned_need[turned, g]
         if need != ZERO and (hand & need) == need:
             return need
     return ZERO
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def wait(s, i: int, p: int, kind: int) -> int:
     """Game ``i`` waits on a decision of player ``p``."""
     s.current_player[i] = p
@@ -159,7 +160,7 @@ def wait(s, i: int, p: int, kind: int) -> int:
     return WAITING
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def advance(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, archived: bool,
             keys: np.ndarray) -> int:
     """Move game ``i`` through the stages until it waits on a decision, ends, or (keeping the
@@ -174,14 +175,14 @@ def advance(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, 
         st = s.stage[i]
         sk = t.stage_kind[st]
         if sk == ASK_NOW or sk == ASK:
-            p = priority_seat(s, i, t.stage_pos[st])
+            p = priority_seat(s.dealer[i], t.stage_pos[st], P)
             if s.pending[i, p] != 0:
                 return wait(s, i, p, QUESTION)
         elif sk == ASK_TURNED:
             if s.turned_eligible[i] and not s.turned_asked[i]:
                 return wait(s, i, s.dealer[i], QUESTION)
         elif sk == POINT_STAGE:
-            p = priority_seat(s, i, t.stage_pos[st])
+            p = priority_seat(s.dealer[i], t.stage_pos[st], P)
             if not s.point_answered[i, p]:
                 return wait(s, i, p, POINT)
         elif sk == FIRST_LEAD:
@@ -202,7 +203,7 @@ def advance(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, 
                 continue
         elif sk == SCORE_TURNED:
             if s.turned_shown[i]:
-                score_turned(s, t, eb, en, i)
+                score_turned(scores(s), t.rules, eb, en, i)
         elif sk == SCORE_CB:
             score_carte_blanche(s, t, eb, en, i, True)
         elif sk == SCORE_BY_NUMBER:
@@ -236,7 +237,7 @@ def advance(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, 
             return begun * ends + st + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def apply_question(s, t, eb: np.ndarray, en: np.ndarray, i: int, a: int) -> None:
     """Show (or hide) what the player to act in game ``i`` is asked about: the turned-card
     impériale, or his lowest pending in-hand item (scored at once at an Académie question)."""
@@ -247,7 +248,7 @@ def apply_question(s, t, eb: np.ndarray, en: np.ndarray, i: int, a: int) -> None
         s.turned_asked[i] = True
         if show:  # shown like an impériale in hand: the three cards the turned card completes
             dealer = s.dealer[i]
-            s.revealed[i, dealer] |= turned_cards(t, s.hands[i, dealer], s.turned[i])
+            s.revealed[i, dealer] |= turned_cards(t.turned_need, s.hands[i, dealer], s.turned[i])
         return
     p = s.current_player[i]
     j = lowest_card(np.uint64(s.pending[i, p]))
@@ -257,10 +258,10 @@ def apply_question(s, t, eb: np.ndarray, en: np.ndarray, i: int, a: int) -> None
     s.shown[i, p] |= 1 << j
     s.revealed[i, p] |= s.dealt[i, p] if j == CB_ITEM else t.item_mask[j]
     if sk == ASK_NOW:
-        score_item(s, t, eb, en, i, p, j, True, t.rules[R_PROTECT_TURNED_HONOUR] != 0)
+        score_item(scores(s), t.rules, eb, en, i, p, j, True, t.rules[R_PROTECT_TURNED_HONOUR] != 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def apply_point(s, i: int, a: int, values: np.ndarray) -> None:
     """The player to act in game ``i`` declares a point suit (its count and value noted) or sinks."""
     p = s.current_player[i]
