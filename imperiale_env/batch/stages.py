@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..kernels.batch_score import R_EVENT_BOUND
-from ..kernels.batch_stages import PAUSED, advance_games, step_games, step_games_threaded
+from ..kernels.batch_stages import PAUSED, RESUME, START, STEP, run_games, step_threaded
 
 if TYPE_CHECKING:
     from .engine import BatchGame
 
 _NO_SEEDS = np.zeros(0, dtype=np.uint64)
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 #: Event rows a buffer holds beyond the bound of one game (a slice flushes and goes on when full).
 _EVENT_ROWS = 1 << 14
 
@@ -54,14 +55,14 @@ class StageMachine:
             if g.threads == 1:
                 lo = 0
                 while lo < g.n:
-                    lo = step_games(lo, g.n, actions, s, t, d, deals, self.events[0], self.counts[0], self.flags,
-                                    keys[0])
+                    lo = run_games(lo, g.n, STEP, _NO_ROWS, actions, _NO_SEEDS, s, t, d, deals, self.events[0],
+                                   self.counts[0], self.flags, keys[0])
                     self._flush()
             else:
                 starts = np.concatenate(([0], self._ends[:-1]))
                 while (starts < self._ends).any():
-                    step_games_threaded(g.threads, starts, actions, s, t, d, deals, self.events, self.counts,
-                                        self.flags, keys)
+                    step_threaded(g.threads, starts, _NO_ROWS, actions, _NO_SEEDS, s, t, d, deals, self.events,
+                                  self.counts, self.flags, keys)
                     self._flush()
         self._resume_paused(g._ar)
         return self.ended()
@@ -69,7 +70,7 @@ class StageMachine:
     def start(self, rows: np.ndarray, seeds: np.ndarray) -> np.ndarray:
         """Start a game with ``seeds`` in each slot ``rows`` and run it to its first decision;
         returns the games that ended before any, in order."""
-        self._advance(rows, seeds, archived=False)
+        self._advance(rows, seeds, START)
         self._resume_paused(rows)
         return self.ended(rows)
 
@@ -79,13 +80,14 @@ class StageMachine:
         done = np.flatnonzero(self.flags >= 0) if rows is None else rows[self.flags[rows] >= 0]
         return done[np.argsort(self.flags[done], kind="stable")]
 
-    def _advance(self, rows: np.ndarray, seeds: np.ndarray, archived: bool) -> None:
+    def _advance(self, rows: np.ndarray, seeds: np.ndarray, mode: int) -> None:
+        """Start (``seeds``) or resume the games ``rows``."""
         s, t, d, deals, keys = self._kernel_args()
         lo = 0
         with np.errstate(over="ignore"):
             while lo < len(rows):
-                lo = advance_games(lo, rows, seeds, archived, s, t, d, deals, self.events[0], self.counts[0],
-                                   self.flags, keys[0])
+                lo = run_games(lo, len(rows), mode, rows, _NO_ROWS, seeds, s, t, d, deals, self.events[0],
+                               self.counts[0], self.flags, keys[0])
                 self._flush()
 
     def _resume_paused(self, rows: np.ndarray) -> None:
@@ -97,7 +99,7 @@ class StageMachine:
             if not len(paused):
                 return
             self.game._archive_deals(paused)
-            self._advance(paused, _NO_SEEDS, archived=True)
+            self._advance(paused, _NO_SEEDS, RESUME)
 
     def _flush(self) -> None:
         """Move the events the kernels wrote into the engine's log."""

@@ -1,16 +1,13 @@
 """Scoring in the batched engine, compiled: award and gain (docs/rules.md section 3), the score
 events, and the automatic stages that score a deal, for one game ``i`` at a time.
 
-The scoring stages take the batch state's arrays ``s`` (a named tuple of the
-:class:`~imperiale_env.batch.state.BatchState` arrays), the rules' tables ``t`` (a named tuple
-built by :class:`~imperiale_env.batch.tables.Tables`, holding the rule values ``t.rules``
-indexed by the ``R_*`` numbers here), the event buffer ``eb`` with its row count ``en[0]``
-(a buffer of no rows: events are not recorded), and the game ``i``; they are inlined into the
-stage machine (``inline="always"``).  award and gain, called from many places, take only the
-few arrays they change (:data:`Scores`) and the rule values ``r``: a compiled call passes each
-array of a named tuple as separate numbers, and the whole state is hundreds of them.  A game
-that reaches the target stops being scored at once, as in the reference engine: every scoring
-function does nothing on a game that is over.
+Every function takes the few arrays it reads and changes (award and gain the :data:`Scores`
+``c``, the scoring stages also what they score), the rule values ``r`` (indexed by the ``R_*``
+numbers here), the event buffer ``eb`` with its row count ``en[0]`` (a buffer of no rows:
+events are not recorded), and the game ``i``: never the whole state, because a compiled call
+passes each array of a named tuple as separate numbers, and the state is hundreds of them.
+A game that reaches the target stops being scored at once, as in the reference engine: every
+scoring function does nothing on a game that is over.
 
 The event codes (``E_*``) are the order of :data:`imperiale_env.events.EVENT_KINDS` and the
 item slots those of :mod:`imperiale_env.batch.tables`, written here as numbers so that the
@@ -159,65 +156,68 @@ def score_turned(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: in
 
 
 # ---------------------------------------------------------------------- the scoring stages
+# Each takes the arrays it reads (not the whole state: see the module's docstring).
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def score_carte_blanche(s, t, eb: np.ndarray, en: np.ndarray, i: int, wipe: bool) -> None:
+@njit(cache=True, _nrt=False)
+def score_carte_blanche(c: Scores, shown: np.ndarray, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int,
+                        wipe: bool) -> None:
     """Every shown carte blanche, in priority order."""
-    P = s.points.shape[1]
+    P = shown.shape[1]
     for k in range(P):
-        p = priority_seat(s.dealer[i], k, P)
-        if shows(s.shown[i, p], CB_ITEM):
-            score_item(scores(s), t.rules, eb, en, i, p, CB_ITEM, wipe, False)
+        p = priority_seat(c.dealer[i], k, P)
+        if shows(shown[i, p], CB_ITEM):
+            score_item(c, r, eb, en, i, p, CB_ITEM, wipe, False)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def score_compared(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
+@njit(cache=True, _nrt=False)
+def score_compared(c: Scores, shown: np.ndarray, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     """Foster: carte blanche, then the best sequence's holder takes all his sequences, then
     likewise the fours; no wipes if every player showed something in hand."""
-    P = s.points.shape[1]
+    P = shown.shape[1]
     wipe = True
-    if t.rules[R_MUTUAL_SHOW_NO_WIPE]:
+    if r[R_MUTUAL_SHOW_NO_WIPE]:
         wipe = False
         for q in range(P):
-            if s.shown[i, q] == 0:
+            if shown[i, q] == 0:
                 wipe = True
-    score_carte_blanche(s, t, eb, en, i, wipe)
-    fours = t.rules[R_FOURS]
+    score_carte_blanche(c, shown, r, eb, en, i, wipe)
+    fours = r[R_FOURS]
     for first, last in ((1, FIRST_FOUR_ITEM), (FIRST_FOUR_ITEM, FIRST_FOUR_ITEM + fours)):
-        if s.over[i]:
+        if c.over[i]:
             return
         # The strongest shown item of the category: a quart major over a sequence, trumps over
         # the other suits; fours by their place in four_ranks; ties to the earlier position.
         best, winner = 0, -1
         for k in range(P):
-            p = priority_seat(s.dealer[i], k, P)
+            p = priority_seat(c.dealer[i], k, P)
             for j in range(first, last):
-                if shows(s.shown[i, p], j):
+                if shows(shown[i, p], j):
                     if j >= FIRST_FOUR_ITEM:
                         strength = 1 + fours - (j - FIRST_FOUR_ITEM)
                     else:
                         strength = 1
                         if j < FIRST_SEQUENCE_ITEM:
                             strength += 2
-                        if s.trump[i] == (j - 1) % 4:
+                        if c.trump[i] == (j - 1) % 4:
                             strength += 1
                     if strength > best:
                         best, winner = strength, p
         if winner >= 0:
             for j in range(first, last):
-                if shows(s.shown[i, winner], j):
-                    score_item(scores(s), t.rules, eb, en, i, winner, j, wipe, False)
+                if shows(shown[i, winner], j):
+                    score_item(c, r, eb, en, i, winner, j, wipe, False)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def score_by_number(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
+@njit(cache=True, _nrt=False)
+def score_by_number(c: Scores, shown: np.ndarray, turned_shown: np.ndarray, r: np.ndarray, eb: np.ndarray,
+                    en: np.ndarray, i: int) -> None:
     """Imperijal: those who showed the most impériales score 24 points each."""
-    P = s.points.shape[1]
-    dealer = s.dealer[i]
+    P = shown.shape[1]
+    dealer = c.dealer[i]
     most, leaders = 0, 0
     for q in range(P):
-        count = card_count(np.uint64(s.shown[i, q]) & ~ONE) + (1 if q == dealer and s.turned_shown[i] else 0)
+        count = card_count(np.uint64(shown[i, q]) & ~ONE) + (1 if q == dealer and turned_shown[i] else 0)
         if count > most:
             most, leaders = count, 0
         if count == most:
@@ -225,95 +225,101 @@ def score_by_number(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     if most == 0 or leaders == P:
         return
     for k in range(P):
-        p = priority_seat(s.dealer[i], k, P)
-        count = card_count(np.uint64(s.shown[i, p]) & ~ONE) + (1 if p == dealer and s.turned_shown[i] else 0)
+        p = priority_seat(dealer, k, P)
+        count = card_count(np.uint64(shown[i, p]) & ~ONE) + (1 if p == dealer and turned_shown[i] else 0)
         if count != most:
             continue
         for j in range(1, NUM_ITEMS):
-            if shows(s.shown[i, p], j):
-                score_item(scores(s), t.rules, eb, en, i, p, j, True, False)
-        if p == dealer and s.turned_shown[i]:
-            score_turned(scores(s), t.rules, eb, en, i)
+            if shows(shown[i, p], j):
+                score_item(c, r, eb, en, i, p, j, True, False)
+        if p == dealer and turned_shown[i]:
+            score_turned(c, r, eb, en, i)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def score_point(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
+@njit(cache=True, _nrt=False)
+def score_point(c: Scores, point_suit: np.ndarray, point_count: np.ndarray, point_value: np.ndarray,
+                revealed: np.ndarray, dealt: np.ndarray, r: np.ndarray, eb: np.ndarray, en: np.ndarray,
+                i: int) -> None:
     """The best declared point (count, then value) scores, shown to all; a tie goes to the
     earlier position, or splits the points (``point_tie='split'``)."""
-    P = s.points.shape[1]
+    P = point_suit.shape[1]
     best, leaders, first = -1, 0, -1
     for k in range(P):
-        p = priority_seat(s.dealer[i], k, P)
-        key = s.point_count[i, p] * 1000 + s.point_value[i, p] if s.point_suit[i, p] >= 0 else -1
+        p = priority_seat(c.dealer[i], k, P)
+        key = point_count[i, p] * 1000 + point_value[i, p] if point_suit[i, p] >= 0 else -1
         if key > best:
             best, leaders, first = key, 0, k
         if key == best:
             leaders += 1
     if best < 0:
         return
-    split = t.rules[R_POINT_SPLIT] != 0 and leaders > 1
-    points = t.rules[R_POINT_POINTS] // 2 if split else t.rules[R_POINT_POINTS]
+    split = r[R_POINT_SPLIT] != 0 and leaders > 1
+    points = r[R_POINT_POINTS] // 2 if split else r[R_POINT_POINTS]
     for k in range(first, P):
-        p = priority_seat(s.dealer[i], k, P)
-        key = s.point_count[i, p] * 1000 + s.point_value[i, p] if s.point_suit[i, p] >= 0 else -1
-        if s.over[i] or key != best or (k != first and not split):
+        p = priority_seat(c.dealer[i], k, P)
+        key = point_count[i, p] * 1000 + point_value[i, p] if point_suit[i, p] >= 0 else -1
+        if c.over[i] or key != best or (k != first and not split):
             continue
-        s.revealed[i, p] |= s.dealt[i, p] & SUIT_MASK[s.point_suit[i, p]]
-        award(scores(s), t.rules, eb, en, i, p, points, E_POINT, False)
+        revealed[i, p] |= dealt[i, p] & SUIT_MASK[point_suit[i, p]]
+        award(c, r, eb, en, i, p, points, E_POINT, False)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def score_honours(s, t, eb: np.ndarray, en: np.ndarray, i: int, where: np.ndarray, per: int) -> None:
+@njit(cache=True, _nrt=False)
+def score_honours(c: Scores, where: np.ndarray, honour_mask: np.ndarray, per: int, r: np.ndarray, eb: np.ndarray,
+                  en: np.ndarray, i: int) -> None:
     """``per`` points for each trump honour of ``where`` (the hands, or the captured cards)."""
     if not per:
         return
-    honours = t.honour_mask[s.trump[i]]
-    P = s.points.shape[1]
+    honours = honour_mask[c.trump[i]]
+    P = where.shape[1]
     for k in range(P):
-        p = priority_seat(s.dealer[i], k, P)
+        p = priority_seat(c.dealer[i], k, P)
         n = card_count(where[i, p] & honours)
         if n > 0:
-            award(scores(s), t.rules, eb, en, i, p, per * n, E_HONOURS, False)
+            award(c, r, eb, en, i, p, per * n, E_HONOURS, False)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def score_fallen(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
-    """The fallen impériale (``fallen_imperiale``): ``t.fallen_want[trump]`` captured, with
-    ``t.fallen_held[trump]`` dealt to the player; ``tombee``: the wanted cards were dealt to
+@njit(cache=True, _nrt=False)
+def score_fallen(c: Scores, dealt: np.ndarray, captured: np.ndarray, fallen_held: np.ndarray,
+                 fallen_want: np.ndarray, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int) -> None:
+    """The fallen impériale (``fallen_imperiale``): ``fallen_want[trump]`` captured, with
+    ``fallen_held[trump]`` dealt to the player; ``tombee``: the wanted cards were dealt to
     another player; ``capture``: they were not dealt to the player."""
-    mode = t.rules[R_FALLEN]
-    trump = s.trump[i]
-    held, want = t.fallen_held[trump], t.fallen_want[trump]
-    P = s.points.shape[1]
+    mode = r[R_FALLEN]
+    trump = c.trump[i]
+    held, want = fallen_held[trump], fallen_want[trump]
+    P = dealt.shape[1]
     for k in range(P):
-        p = priority_seat(s.dealer[i], k, P)
-        dealt, cap = s.dealt[i, p], s.captured[i, p]
-        fallen = (dealt & held) == held and (cap & want) == want
+        p = priority_seat(c.dealer[i], k, P)
+        mine, cap = dealt[i, p], captured[i, p]
+        fallen = (mine & held) == held and (cap & want) == want
         if mode == FALLEN_TOMBEE:
             others = ZERO
             for q in range(P):
-                others |= s.dealt[i, q]
-            fallen = fallen and (others & ~dealt & want) == want
+                others |= dealt[i, q]
+            fallen = fallen and (others & ~mine & want) == want
         elif mode == FALLEN_CAPTURE:
-            fallen = fallen and (dealt & want) == ZERO
+            fallen = fallen and (mine & want) == ZERO
         if fallen:
-            score_imperiales(scores(s), t.rules, eb, en, i, p, 1, E_FALLEN_IMPERIALE, True, False)
+            score_imperiales(c, r, eb, en, i, p, 1, E_FALLEN_IMPERIALE, True, False)
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def score_tricks(s, t, eb: np.ndarray, en: np.ndarray, i: int) -> None:
+@njit(cache=True, _nrt=False)
+def score_tricks(c: Scores, tricks: np.ndarray, trick_points: np.ndarray, r: np.ndarray, eb: np.ndarray,
+                 en: np.ndarray, i: int) -> None:
     """The cards (:func:`~imperiale_env.tricks.trick_points`): capot impériales, else the trick
     points, then capot points, each player in priority order."""
-    P = s.points.shape[1]
+    P = tricks.shape[1]
     for k in range(P):
-        p = priority_seat(s.dealer[i], k, P)
-        points, capot_points, capot_imperiales = t.trick_points[s.tricks[i, p]]
-        if s.over[i]:
+        p = priority_seat(c.dealer[i], k, P)
+        points, capot_points, capot_imperiales = (trick_points[tricks[i, p], 0], trick_points[tricks[i, p], 1],
+                                                  trick_points[tricks[i, p], 2])
+        if c.over[i]:
             return
         if capot_imperiales > 0:
-            log(scores(s), eb, en, i, E_CAPOT, p, capot_imperiales)
-            gain(scores(s), t.rules, eb, en, i, p, capot_imperiales, True, False)
+            log(c, eb, en, i, E_CAPOT, p, capot_imperiales)
+            gain(c, r, eb, en, i, p, capot_imperiales, True, False)
         elif points > 0:
-            award(scores(s), t.rules, eb, en, i, p, points, E_TRICKS, False)
+            award(c, r, eb, en, i, p, points, E_TRICKS, False)
         if capot_points > 0:
-            award(scores(s), t.rules, eb, en, i, p, capot_points, E_CAPOT, False)
+            award(c, r, eb, en, i, p, capot_points, E_CAPOT, False)

@@ -4,17 +4,23 @@ or resumed, each run through the automatic stages until it waits on a decision a
 A deal is a static list of stages (:mod:`imperiale_env.batch.tables` builds it from the
 rules, as the numbers ``t.stage_kind`` / ``t.stage_pos``): a decision stage waits while its
 player has something to decide, an automatic stage deals, scores (:mod:`.batch_score`) or
-ends the deal.  :func:`advance` moves one game through them; :func:`step_games` applies each
-game's decision (a card through :func:`.batch_play.play_card`, a question, a point) and
-advances the games that need it, over a range of games ``lo .. hi-1`` or through its
-``*_threaded`` twin, one slice a thread (each game is independent of the others, so the
-thread count changes the speed, never a result).
+ends the deal.  :func:`advance` moves one game through them; :func:`run_games` applies each
+game's decision (a card through :func:`.batch_play.play_card`, a question, a point), or starts
+or resumes games, and advances the games that need it, over a range ``lo .. hi-1``; its
+:func:`step_threaded` twin steps the batch one slice a thread (each game is independent of the
+others, so the thread count changes the speed, never a result).
+
+The kernels are compiled without reference counting (``_nrt=False``: they allocate nothing and
+the caller holds every array for the length of the call) and the stages are inlined into
+:func:`run_games`: the state is a named tuple of some fifty arrays, which a compiled call
+passes as hundreds of separate numbers, and counting references to them at each call cost
+more than the game itself.
 
 What each game did is written to ``flags[i]``: :data:`WAITING` on a decision, :data:`PAUSED`
 at the end of a deal whose history the caller keeps (it archives the deal and resumes the
-game with :func:`advance_games`), or the game ended: then ``flags[i]`` is its order key, the
-stage (and the number of deals begun in this call) where it ended, 0 when the decision
-itself ended it; the engine numbers the games that follow in that order.
+game, :data:`RESUME`), or the game ended: then ``flags[i]`` is its order key, the stage (and
+the number of deals begun in this call) where it ended, 0 when the decision itself ended it;
+the engine numbers the games that follow in that order.
 
 Score events go into the buffer ``eb`` (rows ``(game_id, deal_index, kind, player,
 amount)``, ``en[0]`` of them, each game's in the order they happen); a call stops before a
@@ -40,6 +46,7 @@ from .batch_score import (
     R_SINGLE_DEAL,
     R_TURNED_HONOUR_POINTS,
     R_TURNED_IMPERIALE,
+    Scores,
     award,
     priority_seat,
     score_by_number,
@@ -68,6 +75,8 @@ STAGE_KINDS = ("deal_start", "ask_now", "ask", "ask_turned", "cb_end", "score_tu
  SCORE_COMPARED, HONOURS_IN_HAND, FIRST_LEAD, PLAY_STAGE, HONOURS, FALLEN, TRICKS, DEAL_END) = range(18)
 #: ``flags[i]`` of a game waiting on a decision, or paused at the end of a deal to archive.
 WAITING, PAUSED = -1, -2
+#: What :func:`run_games` does to each game: apply its action, start a new game, resume a paused one.
+STEP, START, RESUME = 0, 1, 2
 
 
 @njit(cache=True, _nrt=False)
@@ -80,7 +89,7 @@ def reset_deal(d, fills: np.ndarray, i: int) -> None:
         k += 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def start_game(s, i: int, seed: np.uint64) -> None:
     """A new game in slot ``i`` with ``seed``, from the start score the batch was reset with."""
     P = s.points.shape[1]
@@ -101,7 +110,8 @@ def start_game(s, i: int, seed: np.uint64) -> None:
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def deal_start(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, keys: np.ndarray) -> None:
+def deal_start(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int,
+               keys: np.ndarray) -> None:
     """Deal the cards (seeded, or the given card order ``deals[i, deal_index]``), note what each
     hand may show, and score a turned honour (step 1)."""
     P = s.points.shape[1]
@@ -109,16 +119,16 @@ def deal_start(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: in
     order = s.order[i]
     index = s.deal_index[i]
     if i < deals.shape[0] and index < deals.shape[1]:
-        for c in range(order.shape[0]):
-            order[c] = deals[i, index, c]
+        for x in range(order.shape[0]):
+            order[x] = deals[i, index, x]
     else:
         deal_order(s.seed[i], index, t.pack, keys, order)
     dealer = s.dealer[i]
     for k in range(P):
         seat = priority_seat(dealer, k, P)
         hand = ZERO
-        for c in range(k * HAND_SIZE, (k + 1) * HAND_SIZE):
-            hand |= BIT[order[c]]
+        for x in range(k * HAND_SIZE, (k + 1) * HAND_SIZE):
+            hand |= BIT[order[x]]
         s.dealt[i, seat] = hand
         s.hands[i, seat] = hand
         items = t.item_weights[CB_ITEM] if (hand & t.court_cards) == ZERO else 0  # carte blanche
@@ -138,7 +148,7 @@ def deal_start(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: in
     # Step 1: a turned honour.
     if t.rules[R_TURNED_HONOUR_POINTS] and (t.honour_mask[trump] & BIT[turned]) != ZERO:
         s.turned_honour_scored[i] = True
-        award(scores(s), t.rules, eb, en, i, dealer, t.rules[R_TURNED_HONOUR_POINTS], E_TURNED_HONOUR, False)
+        award(c, t.rules, eb, en, i, dealer, t.rules[R_TURNED_HONOUR_POINTS], E_TURNED_HONOUR, False)
 
 
 @njit(cache=True, _nrt=False)
@@ -152,16 +162,16 @@ def turned_cards(turned_need: np.ndarray, hand: np.uint64, turned: int) -> np.ui
     return ZERO
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def wait(s, i: int, p: int, kind: int) -> int:
+@njit(cache=True, _nrt=False)
+def wait(current_player: np.ndarray, kinds: np.ndarray, i: int, p: int, kind: int) -> int:
     """Game ``i`` waits on a decision of player ``p``."""
-    s.current_player[i] = p
-    s.kind[i] = kind
+    current_player[i] = p
+    kinds[i] = kind
     return WAITING
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def advance(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, archived: bool,
+def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, archived: bool,
             keys: np.ndarray) -> int:
     """Move game ``i`` through the stages until it waits on a decision, ends, or (keeping the
     history, unless ``archived`` says its deal is archived already) reaches the end of a deal;
@@ -177,23 +187,23 @@ def advance(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, 
         if sk == ASK_NOW or sk == ASK:
             p = priority_seat(s.dealer[i], t.stage_pos[st], P)
             if s.pending[i, p] != 0:
-                return wait(s, i, p, QUESTION)
+                return wait(s.current_player, s.kind, i, p, QUESTION)
         elif sk == ASK_TURNED:
             if s.turned_eligible[i] and not s.turned_asked[i]:
-                return wait(s, i, s.dealer[i], QUESTION)
+                return wait(s.current_player, s.kind, i, s.dealer[i], QUESTION)
         elif sk == POINT_STAGE:
             p = priority_seat(s.dealer[i], t.stage_pos[st], P)
             if not s.point_answered[i, p]:
-                return wait(s, i, p, POINT)
+                return wait(s.current_player, s.kind, i, p, POINT)
         elif sk == FIRST_LEAD:
             if s.tricks_played[i] == 0 and s.trick_len[i] == 0:
-                return wait(s, i, s.leader[i], PLAY)
+                return wait(s.current_player, s.kind, i, s.leader[i], PLAY)
         elif sk == PLAY_STAGE:
             if s.tricks_played[i] < TRICKS_PER_DEAL:
                 n = s.trick_len[i]
-                return wait(s, i, s.leader[i] if n == 0 else (s.leader[i] + n) % P, PLAY)
+                return wait(s.current_player, s.kind, i, s.leader[i] if n == 0 else (s.leader[i] + n) % P, PLAY)
         elif sk == DEAL_START:
-            deal_start(s, t, d, deals, eb, en, i, keys)
+            deal_start(s, c, t, d, deals, eb, en, i, keys)
         elif sk == CB_END:
             shown_cb = False
             for q in range(P):
@@ -203,23 +213,23 @@ def advance(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, 
                 continue
         elif sk == SCORE_TURNED:
             if s.turned_shown[i]:
-                score_turned(scores(s), t.rules, eb, en, i)
+                score_turned(c, r, eb, en, i)
         elif sk == SCORE_CB:
-            score_carte_blanche(s, t, eb, en, i, True)
+            score_carte_blanche(c, s.shown, r, eb, en, i, True)
         elif sk == SCORE_BY_NUMBER:
-            score_by_number(s, t, eb, en, i)
+            score_by_number(c, s.shown, s.turned_shown, r, eb, en, i)
         elif sk == SCORE_COMPARED:
-            score_compared(s, t, eb, en, i)
+            score_compared(c, s.shown, r, eb, en, i)
         elif sk == SCORE_POINT:
-            score_point(s, t, eb, en, i)
+            score_point(c, s.point_suit, s.point_count, s.point_value, s.revealed, s.dealt, r, eb, en, i)
         elif sk == HONOURS_IN_HAND:
-            score_honours(s, t, eb, en, i, s.hands, r[R_HONOURS_IN_HAND_POINTS])
+            score_honours(c, s.hands, t.honour_mask, r[R_HONOURS_IN_HAND_POINTS], r, eb, en, i)
         elif sk == HONOURS:
-            score_honours(s, t, eb, en, i, s.captured, 4)
+            score_honours(c, s.captured, t.honour_mask, 4, r, eb, en, i)
         elif sk == FALLEN:
-            score_fallen(s, t, eb, en, i)
+            score_fallen(c, s.dealt, s.captured, t.fallen_held, t.fallen_want, r, eb, en, i)
         elif sk == TRICKS:
-            score_tricks(s, t, eb, en, i)
+            score_tricks(c, s.tricks, t.trick_points, r, eb, en, i)
         else:  # DEAL_END
             if r[R_SINGLE_DEAL]:
                 s.over[i] = True
@@ -238,7 +248,7 @@ def advance(s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, 
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def apply_question(s, t, eb: np.ndarray, en: np.ndarray, i: int, a: int) -> None:
+def apply_question(s, c: Scores, t, eb: np.ndarray, en: np.ndarray, i: int, a: int) -> None:
     """Show (or hide) what the player to act in game ``i`` is asked about: the turned-card
     impériale, or his lowest pending in-hand item (scored at once at an Académie question)."""
     show = a == SHOW
@@ -258,7 +268,7 @@ def apply_question(s, t, eb: np.ndarray, en: np.ndarray, i: int, a: int) -> None
     s.shown[i, p] |= 1 << j
     s.revealed[i, p] |= s.dealt[i, p] if j == CB_ITEM else t.item_mask[j]
     if sk == ASK_NOW:
-        score_item(scores(s), t.rules, eb, en, i, p, j, True, t.rules[R_PROTECT_TURNED_HONOUR] != 0)
+        score_item(c, t.rules, eb, en, i, p, j, True, t.rules[R_PROTECT_TURNED_HONOUR] != 0)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -280,66 +290,58 @@ def apply_point(s, i: int, a: int, values: np.ndarray) -> None:
 
 
 @njit(cache=True, _nrt=False)
-def step_games(lo: int, hi: int, actions: np.ndarray, s, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray,
-               flags: np.ndarray, keys: np.ndarray) -> int:
-    """One (legal) action for each game ``lo .. hi-1``: the decision goes into the game's history
-    and is applied, and the game runs on through the stages if it must; ``flags[i]`` says how
-    each ended up.  Returns where it stopped (``hi``, or the first game whose events might not
-    fit in ``eb``)."""
+def run_games(lo: int, hi: int, mode: int, rows: np.ndarray, actions: np.ndarray, seeds: np.ndarray, s, t, d,
+              deals: np.ndarray, eb: np.ndarray, en: np.ndarray, flags: np.ndarray, keys: np.ndarray) -> int:
+    """Run games through the stages, each until it waits on a decision again; ``flags[i]`` says
+    how each ended up.  ``mode``: :data:`STEP`, one (legal) action for each game ``lo .. hi-1``
+    (the decision goes into the game's history and is applied; ``rows`` is not read);
+    :data:`START`, a new game with ``seeds[r]`` in each slot ``rows[r]``, ``lo <= r < hi``;
+    :data:`RESUME`, the games ``rows[r]`` paused at the end of a deal now archived.  Returns
+    where it stopped (``hi``, or the first whose events might not fit in ``eb``).
+
+    One function for the three, so that the stage machine (inlined) is compiled once."""
+    c = scores(s)
     bound = t.rules[R_EVENT_BOUND]
-    for i in range(lo, hi):
+    for r in range(lo, hi):
         if eb.shape[0] and en[0] + bound > eb.shape[0]:
-            return i
-        flags[i] = WAITING
-        p = s.current_player[i]
-        s.last_player[i] = p
-        k = s.kind[i]
-        if k == NONE:
-            continue
-        a = actions[i]
-        at = s.history_len[i]
-        s.history_actions[i, at] = a
-        s.history_players[i, at] = p
-        s.history_len[i] = at + 1
-        if k == PLAY:
-            if not play_card(s, i, a, t.stage_kind[s.stage[i]] == PLAY_STAGE):
+            return r
+        i = r if mode == STEP else rows[r]
+        if mode == START:
+            start_game(s, i, seeds[r])
+        elif mode == STEP:
+            flags[i] = WAITING
+            p = s.current_player[i]
+            s.last_player[i] = p
+            k = s.kind[i]
+            if k == NONE:
                 continue
-        elif k == QUESTION:
-            apply_question(s, t, eb, en, i, a)
-        else:
-            apply_point(s, i, a, t.point_values)
-        if s.over[i]:
-            s.kind[i] = NONE
-            flags[i] = 0
-        else:
-            flags[i] = advance(s, t, d, deals, eb, en, i, False, keys)
+            a = actions[i]
+            at = s.history_len[i]
+            s.history_actions[i, at] = a
+            s.history_players[i, at] = p
+            s.history_len[i] = at + 1
+            if k == PLAY:
+                if not play_card(s, i, a, t.stage_kind[s.stage[i]] == PLAY_STAGE):
+                    continue
+            elif k == QUESTION:
+                apply_question(s, c, t, eb, en, i, a)
+            else:
+                apply_point(s, i, a, t.point_values)
+            if s.over[i]:
+                s.kind[i] = NONE
+                flags[i] = 0
+                continue
+        flags[i] = advance(s, c, t, d, deals, eb, en, i, mode == RESUME, keys)
     return hi
 
 
 @njit(cache=True, parallel=True, _nrt=False)
-def step_games_threaded(chunks: int, starts: np.ndarray, actions: np.ndarray, s, t, d, deals: np.ndarray,
-                        eb: np.ndarray, en: np.ndarray, flags: np.ndarray, keys: np.ndarray) -> None:
-    """:func:`step_games` of every game, in ``chunks`` slices run on numba's threads; slice ``c``
-    goes from ``starts[c]``, writes its events into ``eb[c]`` (``en[c, 0]`` rows) and leaves in
-    ``starts[c]`` where it stopped."""
+def step_threaded(chunks: int, starts: np.ndarray, rows: np.ndarray, actions: np.ndarray, seeds: np.ndarray, s, t,
+                  d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, flags: np.ndarray, keys: np.ndarray) -> None:
+    """:func:`run_games` stepping every game, in ``chunks`` slices run on numba's threads; slice
+    ``c`` goes from ``starts[c]``, writes its events into ``eb[c]`` (``en[c, 0]`` rows) and leaves
+    in ``starts[c]`` where it stopped (``rows`` and ``seeds``: empty arrays, not read)."""
     n = actions.shape[0]
     for c in prange(chunks):
-        starts[c] = step_games(starts[c], (c + 1) * n // chunks, actions, s, t, d, deals, eb[c], en[c], flags,
-                               keys[c])
-
-
-@njit(cache=True, _nrt=False)
-def advance_games(lo: int, rows: np.ndarray, seeds: np.ndarray, archived: bool, s, t, d, deals: np.ndarray,
-                  eb: np.ndarray, en: np.ndarray, flags: np.ndarray, keys: np.ndarray) -> int:
-    """Start a game with ``seeds[r]`` in each slot ``rows[r]`` (when ``seeds`` is not empty), or
-    resume the games ``rows`` paused at the end of an ``archived`` deal, from ``rows[lo]`` on,
-    and run them through the stages; returns where it stopped, as :func:`step_games`."""
-    bound = t.rules[R_EVENT_BOUND]
-    for r in range(lo, rows.shape[0]):
-        if eb.shape[0] and en[0] + bound > eb.shape[0]:
-            return r
-        i = rows[r]
-        if seeds.shape[0]:
-            start_game(s, i, seeds[r])
-        flags[i] = advance(s, t, d, deals, eb, en, i, archived, keys)
-    return rows.shape[0]
+        starts[c] = run_games(starts[c], (c + 1) * n // chunks, STEP, rows, actions, seeds, s, t, d, deals, eb[c],
+                              en[c], flags, keys[c])
