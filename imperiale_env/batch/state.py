@@ -1,8 +1,9 @@
 """The state of N games as one dataclass of numpy arrays, each field marked per game or per deal.
 
 A field's metadata says its scope, dtype, trailing shape and fill value.  Per-deal fields
-are reset to their fill value at the start of every deal by :meth:`BatchState.reset_deal`,
-which walks the fields: a new per-deal field cannot leak from one deal into the next
+are reset to their fill value at the start of every deal by the compiled deal start
+(:func:`~imperiale_env.kernels.batch_stages.reset_deal`), which walks the fields of
+:meth:`BatchState.deal_fields`: a new per-deal field cannot leak from one deal into the next
 because nobody has to remember to add it to a list.  The trailing shape names the sizes
 known only when the batch is built: ``P`` players, ``C`` cards in the pack, ``H`` the
 decision history of one deal.
