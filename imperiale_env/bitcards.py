@@ -10,9 +10,6 @@ import numpy as np
 
 from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, POINT_VALUE, card, rank_of, suit_of
 
-U64 = np.uint64
-ONE = U64(1)
-
 #: ``BIT[c]`` is the mask of card ``c``.
 BIT = np.array([1 << c for c in range(NUM_CARDS)], dtype=np.uint64)
 #: ``SUIT_MASK[s]``: the nine cards of suit ``s``.
@@ -26,23 +23,6 @@ STRONGER = np.array(
 CARD_SUIT = np.array([suit_of(c) for c in range(NUM_CARDS)], dtype=np.int64)
 CARD_RANK = np.array([rank_of(c) for c in range(NUM_CARDS)], dtype=np.int64)
 CARD_POINT_VALUE = np.array([POINT_VALUE[rank_of(c)] for c in range(NUM_CARDS)], dtype=np.int64)
-_SHIFTS = np.arange(64, dtype=np.uint64)
-
-
-def mask_of(cards: np.ndarray, axis: int = -1) -> np.ndarray:
-    """OR of the card bits along ``axis`` (cards as indices)."""
-    return np.bitwise_or.reduce(BIT[cards], axis=axis)
-
-
-def popcount(x: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(x).astype(np.int64)
-
-
-def lowest_bit_index(x: np.ndarray) -> np.ndarray:
-    """Index of the lowest set bit (x must be non-zero)."""
-    x = np.asarray(x, dtype=np.uint64)
-    low = x & (~x + ONE)
-    return np.bitwise_count(low - ONE).astype(np.int64)
 
 
 def unpack(x: np.ndarray, width: int) -> np.ndarray:
@@ -50,8 +30,3 @@ def unpack(x: np.ndarray, width: int) -> np.ndarray:
     x = np.ascontiguousarray(x, dtype=np.uint64)
     bits = np.unpackbits(x.view(np.uint8).reshape(*x.shape, 8), axis=-1, bitorder="little")
     return bits[..., :width].astype(bool)
-
-
-def point_values(hands: np.ndarray) -> np.ndarray:
-    """Total point value of the cards in each mask (sum of per-card values)."""
-    return (unpack(hands, NUM_CARDS) * CARD_POINT_VALUE).sum(axis=-1)

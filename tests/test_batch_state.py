@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from imperiale_env.batch import BatchGame, BatchState
-from imperiale_env.batch.state import DEAL
+from imperiale_env.batch.state import DEAL, DEAL_FILLS
 from imperiale_env.differential import random_legal
+from imperiale_env.kernels.batch_stages import reset_deal
 
 
 def _play(game: BatchGame, rng: np.random.Generator, steps: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -26,7 +27,7 @@ def test_every_per_deal_field_is_reset_at_a_new_deal():
         f.name for f in deal_fields}
     for f in deal_fields:
         getattr(state, f.name)[:] = 1
-    state.reset_deal(np.array([1]))
+    reset_deal(state.deal_fields(), DEAL_FILLS, 1)  # what the compiled deal start runs at every deal
     for f in deal_fields:
         a = getattr(state, f.name)
         assert (a[1] == f.metadata["fill"]).all(), f.name

@@ -1,8 +1,8 @@
-"""The batched numpy engine: N games of L'Impériale stepped together (see :mod:`.engine`).
+"""The batched engine: N games of L'Impériale stepped together (see :mod:`.engine`).
 
 Modules: :mod:`.state` (the arrays, per game and per deal), :mod:`.tables` (the stages and
-card tables of the rules), :mod:`.stages` (the stage machine), :mod:`.scoring`,
-:mod:`.play` (the cards), :mod:`.observe` (the observation encoder), :mod:`.engine`
+card tables of the rules), :mod:`.stages` (the compiled stage machine: the decisions, dealing
+and scoring), :mod:`.play` (the legal actions), :mod:`.observe` (the observation encoder), :mod:`.engine`
 (:class:`BatchGame`).
 """
 

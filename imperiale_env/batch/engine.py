@@ -2,11 +2,12 @@
 
 Hands, captured cards and revealed cards are uint64 bitmasks (bit ``c`` is card ``c``);
 every game carries a *stage* index into a static list of stages built from the rules
-(:mod:`.tables`).  :meth:`BatchGame.step` applies one action per game, then runs every game
-forward through automatic stages until each waits on a decision again (:mod:`.stages`).
-The state is one dataclass of arrays (:mod:`.state`); scoring, the play of the cards and the
-observation are in :mod:`.scoring`, :mod:`.play` and :mod:`.observe`.  This module is the
-public face: reset, the legal actions, step, the event log, rewards and checkpoints.
+(:mod:`.tables`).  :meth:`BatchGame.step` applies one action per game and runs every game
+that must forward through the automatic stages until it waits on a decision again, in one
+compiled call (:mod:`.stages`, :mod:`imperiale_env.kernels.batch_stages`).  The state is one
+dataclass of arrays (:mod:`.state`); the legal actions and the observation are in :mod:`.play`
+and :mod:`.observe`.  This module is the public face: reset, the legal actions, step, the event
+log, rewards and checkpoints.
 
 The engine agrees exactly with the reference :class:`~imperiale_env.game.Game` (the
 differential tests check masks, trick winners, score events and scores on every deal),
@@ -28,19 +29,18 @@ from typing import Any
 import numpy as np
 
 from .. import actions as act
-from ..bitcards import SUIT_MASK, lowest_bit_index, point_values, popcount, unpack
+from ..bitcards import unpack
 from ..events import EVENT_KINDS, POINTS_PER_IMPERIALE
 from ..inputs import seed as check_seed
 from ..kernels.threads import check_threads, numba_threads
 from ..observation import OBS_SIZE
 from ..rules import Rules, resolve_rules
-from ..shuffle import as_seeds, batch_seeds, first_dealer, next_game_seed
-from . import scoring
+from ..shuffle import as_seeds, batch_seeds, next_game_seed
 from .observe import observe
-from .play import action_bits, illegal_actions, play_cards, rule_flags
-from .stages import run
+from .play import action_bits, illegal_actions, rule_flags
+from .stages import StageMachine
 from .state import HISTORY_LEN, NONE, PLAY, POINT, QUESTION, BatchState
-from .tables import CB_ITEM, Tables
+from .tables import Tables
 
 __all__ = ["EVENT_KINDS", "HISTORY_LEN", "NONE", "PLAY", "POINT", "POINTS_PER_IMPERIALE", "QUESTION", "BatchGame"]
 
@@ -89,10 +89,9 @@ class BatchGame:
         self.keep_history = keep_history
         self.keep_final_obs = keep_final_obs
         self.threads = check_threads(threads)
-        self.tables = Tables(self.rules)
+        self.tables = Tables(self.rules, single_deal=single_deal, keep_history=keep_history)
         self.rule_flags = rule_flags(self)
         self.stages = self.tables.stages
-        self.seats = np.arange(P)[None, :]
         n = self.n
         self._ar = np.arange(n)
         self.state = BatchState.allocate(n, P, len(self.tables.pack))
@@ -105,9 +104,9 @@ class BatchGame:
         self.explicit_deals: np.ndarray | None = None
         self._next_game_id = n
         self._events: list[np.ndarray] = []
-        self._ended: list[np.ndarray] = []
         self._bits: np.ndarray | None = None
         self._reset_done = False
+        self._machine = StageMachine(self)
 
     # ------------------------------------------------------------------ reset
 
@@ -156,45 +155,40 @@ class BatchGame:
         the first ``D`` deals instead of the seeded ones (records)."""
         seeds = self._checked_seeds(seed)
         self._check_start(dealer, imperiales, points)
-        self.explicit_deals = None if deals is None else np.asarray(deals, dtype=np.int64)
+        self.explicit_deals = None if deals is None else self._checked_deals(deals)
         self._events = []
-        self._ended = []
         self._bits = None
         n, P = self.n, self.players
         self.restart_dealer[:] = np.broadcast_to(np.asarray(-1 if dealer is None else dealer, np.int64), (n,))
         self.restart_imperiales[:] = np.broadcast_to(np.asarray(0 if imperiales is None else imperiales), (n, P))
         self.restart_points[:] = np.broadcast_to(np.asarray(0 if points is None else points), (n, P))
-        self._start_games(self._ar, seeds)
         self.game_id[:] = self._ar
         self._next_game_id = self.n
         self.game_log, self.deal_log = [], []
         self._reset_done = True
+        # A game may end before any decision (a turned honour at the target).
+        ended = self._machine.start(self._ar, seeds)
         self._archive_games(self._ar)
-        run(self, self._ar)
-        if self._ended:  # a game may end before any decision (a turned honour at the target)
-            ended = np.concatenate(self._ended)
-            self._archive_deals(ended)
-            self.final_imperiales[ended] = self.imperiales[ended]
-            self.final_points[ended] = self.points[ended]
-            self._ended = []
+        self._archive_deals(ended)
+        self.final_imperiales[ended] = self.imperiales[ended]
+        self.final_points[ended] = self.points[ended]
 
-    def _start_games(self, idx: np.ndarray, seeds: np.ndarray) -> None:
-        """New games in the slots ``idx``, from the start score the batch was reset with."""
-        P = self.players
-        self.seed[idx] = seeds
-        fixed = self.restart_dealer[idx]
-        d = np.where(fixed >= 0, fixed, first_dealer(seeds, P))
-        self.dealer[idx] = d
-        self.start_dealer[idx] = d
-        self.imperiales[idx] = self.restart_imperiales[idx]
-        self.points[idx] = self.restart_points[idx]
-        self.start_imperiales[idx] = self.imperiales[idx]
-        self.start_points[idx] = self.points[idx]
-        self.value_at_start[idx] = self.imperiales[idx] + self.points[idx] / POINTS_PER_IMPERIALE
-        self.deal_index[idx] = 0
-        self.stage[idx] = 0
-        self.over[idx] = False
-        self.winner[idx] = -1
+    def _checked_deals(self, deals: Any) -> np.ndarray:
+        """``reset``'s ``deals``: ``(N, D, cards)`` cards of the pack (the compiled deal reads them unchecked)."""
+        arr = np.asarray(deals)
+        pack = self.tables.pack
+        if (arr.dtype.kind not in "iu" or arr.ndim != 3 or arr.shape[0] != self.n or arr.shape[2] != len(pack)
+                or not np.isin(arr, pack).all()):
+            raise ValueError(f"BatchGame.reset: deals must be ({self.n}, deals, {len(pack)}) cards of the pack "
+                             f"({pack.min()} to {pack.max()}), got {arr.dtype} of shape {arr.shape}")
+        return np.ascontiguousarray(arr, dtype=np.int64)
+
+    @property
+    def deal_orders(self) -> np.ndarray:
+        """The card orders given to :meth:`reset` (``(N, D, cards)``, none if there were none)."""
+        if self.explicit_deals is None:
+            return np.zeros((0, 0, len(self.tables.pack)), dtype=np.int64)
+        return self.explicit_deals
 
     def _archive_games(self, idx: np.ndarray) -> None:
         if self.keep_history:
@@ -265,64 +259,13 @@ class BatchGame:
                     f"chose {a[i]}, legal: {', '.join(legal)}"
                 )
             self._bits = None
-            self._ended = []
-            moving = play_cards(self, a)
-        if len(moving):
-            kind = self.kind[moving]
-            if (kind != PLAY).any():  # the declarations: questions and points
-                self._apply_question(moving[kind == QUESTION], a)
-                self._apply_point(moving[kind == POINT], a)
-            run(self, moving)
-        return self._finish_step()
+            ended = self._machine.step(a)
+        return self._finish_step(ended)
 
-    def _apply_question(self, idx: np.ndarray, a: np.ndarray) -> None:
-        if not len(idx):
-            return
-        show = a[idx] == act.SHOW
-        st = self.stage[idx]
-        turned_q = self.tables.is_turned_stage[st]
-        # The turned-card impériale.
-        ti = idx[turned_q]
-        self.turned_shown[ti] = show[turned_q]
-        self.turned_asked[ti] = True
-        shown_ti = ti[show[turned_q]]
-        if len(shown_ti):  # shown like an impériale in hand: the three cards the turned card completes
-            dealer = self.dealer[shown_ti]
-            self.revealed[shown_ti, dealer] |= self.tables.turned_cards(self.hands[shown_ti, dealer],
-                                                                        self.turned[shown_ti])
-        # In-hand items: the lowest pending item of the player.
-        qi, qshow = idx[~turned_q], show[~turned_q]
-        p = self.current_player[qi]
-        j = lowest_bit_index(self.pending[qi, p].astype(np.uint64))
-        self.pending[qi, p] &= ~(1 << j)
-        s_idx, s_p, s_j = qi[qshow], p[qshow], j[qshow]
-        self.shown[s_idx, s_p] |= 1 << s_j
-        cards = np.where(s_j == CB_ITEM, self.dealt[s_idx, s_p], self.tables.item_mask[s_j])
-        self.revealed[s_idx, s_p] |= cards
-        now = self.tables.is_now_stage[st[~turned_q]][qshow]
-        for jj in np.unique(s_j[now]) if now.any() else []:
-            sel = now & (s_j == jj)
-            scoring.score_item(self, s_idx[sel], s_p[sel], int(jj), protect=self.rules.protect_turned_honour)
-
-    def _apply_point(self, idx: np.ndarray, a: np.ndarray) -> None:
-        if not len(idx):
-            return
-        p = self.current_player[idx]
-        declare = a[idx] != act.SINK
-        suit = a[idx] - act.POINT_BASE
-        di, dp, ds = idx[declare], p[declare], suit[declare]
-        cards = self.hands[di, dp] & SUIT_MASK[ds]
-        self.point_suit[di, dp] = ds
-        self.point_count[di, dp] = popcount(cards)
-        self.point_value[di, dp] = point_values(cards)
-        self.point_answered[idx, p] = True
-
-    def _finish_step(self) -> tuple[np.ndarray, np.ndarray]:
+    def _finish_step(self, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         P = self.players
         rewards = np.zeros((self.n, P), dtype=np.float32)
         terminated = np.zeros(self.n, dtype=bool)
-        ended = np.concatenate(self._ended) if self._ended else self._ar[:0]
-        self._ended = []
         if len(ended):
             terminated[ended] = True
             won = self.winner[ended] >= 0
@@ -341,11 +284,11 @@ class BatchGame:
             if self.keep_final_obs:
                 self.final_observation[ended] = self.observe(rows=ended, players=self.last_player[ended])
             if self.auto_next_game:
-                self._start_games(ended, next_game_seed(self.seed[ended]))
+                # A restarted game that ends before any decision stays over (reported by no step).
                 self.game_id[ended] = self._next_game_id + np.arange(len(ended))
                 self._next_game_id += len(ended)
+                self._machine.start(ended, next_game_seed(self.seed[ended]))
                 self._archive_games(ended)
-                run(self, ended)
         return rewards, terminated
 
     @property

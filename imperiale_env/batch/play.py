@@ -1,5 +1,6 @@
-"""The play of the cards in the batched engine: legal actions and one card per game, through the
-compiled loops of :mod:`imperiale_env.kernels.batch_play` on the batch state's own arrays."""
+"""The legal actions of the batched engine, through the compiled loops of
+:mod:`imperiale_env.kernels.batch_play` on the batch state's own arrays (the cards themselves are
+played by the compiled step, :mod:`.stages`)."""
 
 from __future__ import annotations
 
@@ -37,16 +38,3 @@ def action_bits(g: BatchGame) -> np.ndarray:
 def illegal_actions(g: BatchGame, actions: np.ndarray, bits: np.ndarray) -> tuple[int, int]:
     """(how many, the first) games waiting on a decision whose action is not in ``bits``."""
     return batch_play.illegal_actions(actions, bits, g.state.kind)
-
-
-def play_cards(g: BatchGame, actions: np.ndarray) -> np.ndarray:
-    """Note every game's decision and play the cards; returns the games that must go on through
-    the stages (a question or point, applied by the caller; the last card of the play; the
-    Foster first lead)."""
-    s = g.state
-    moving = np.empty(g.n, dtype=np.bool_)
-    kernel, span = _loop(g, batch_play.play_cards, batch_play.play_cards_threaded)
-    kernel(*span, actions, s.kind, s.current_player, s.last_player, s.history_actions, s.history_players, s.history_len,
-           s.hands, s.played, s.trick_cards, s.trick_len, s.voids, s.win_card, s.win_player, s.captured, s.tricks,
-           s.tricks_played, s.leader, s.trump, s.stage, g.tables.is_play_stage, moving)
-    return np.flatnonzero(moving)

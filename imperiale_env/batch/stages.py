@@ -1,9 +1,11 @@
-"""The stage machine of the batched engine: games flow through the stages of :mod:`.tables`.
+"""The stage machine of the batched engine: the Python side of the compiled step
+(:mod:`imperiale_env.kernels.batch_stages`).
 
-:func:`run` moves games forward through automatic stages until each waits on a decision or
-ends; the loop is over *stages*, never over games, so games in different phases step
-together.  The deal's own stages (dealing, carte blanche ending the deal, the next deal)
-live here; the scoring stages in :mod:`.scoring`.
+:class:`StageMachine` calls the kernels on the batch state's own arrays and does what
+needs Python around them: empties the score event buffers into the engine's event log,
+archives the deals of games paused at a deal's end (``keep_history``, the only reason a game
+pauses) and resumes them, and tells the engine which games ended, in the order it numbers
+the games that follow.
 """
 
 from __future__ import annotations
@@ -12,134 +14,95 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import events as ev
-from ..bitcards import BIT, CARD_SUIT, mask_of
-from ..shuffle import shuffled
-from ..tricks import TRICKS_PER_DEAL
-from . import scoring
-from .state import NONE
-from .tables import CB_ITEM, KQJ, Stage
+from ..kernels.batch_score import R_EVENT_BOUND
+from ..kernels.batch_stages import PAUSED, RESUME, START, STEP, run_games, step_threaded
 
 if TYPE_CHECKING:
     from .engine import BatchGame
 
+_NO_SEEDS = np.zeros(0, dtype=np.uint64)
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+#: Event rows a buffer holds beyond the bound of one game (a slice flushes and goes on when full).
+_EVENT_ROWS = 1 << 14
 
-def run(g: BatchGame, idx: np.ndarray) -> None:
-    """Move the games ``idx`` through the stages until each waits on a decision or ends.
 
-    One sweep visits the stages in order, so a game flows through every automatic stage
-    it reaches in the same sweep; only a new deal (back to stage 0) needs another."""
-    g.kind[idx] = NONE
-    idx = still_running(g, idx)
-    stages, decision_kind = g.tables.stages, g.tables.decision_kind
-    while len(idx):
-        for s in range(int(g.stage[idx].min()), len(stages)):
-            st = stages[s]
-            sel = idx[g.stage[idx] == s]
-            if not len(sel):
-                continue
-            if decision_kind[s] != NONE:
-                g.stage[decision_stage(g, st, s, sel)] += 1
+class StageMachine:
+    """The compiled stages of one :class:`~.engine.BatchGame`, with the buffers they write."""
+
+    def __init__(self, game: BatchGame):
+        self.game = game
+        chunks = game.threads
+        bound = int(game.tables.arrays.rules[R_EVENT_BOUND])
+        rows = 2 * bound + _EVENT_ROWS if game.record_events else 0
+        self.events = np.zeros((chunks, rows, 5), dtype=np.int64)
+        self.counts = np.zeros((chunks, 1), dtype=np.int64)
+        #: What each game did in the last call (kernels.batch_stages: waiting, paused, or its end's order key).
+        self.flags = np.full(game.n, -1, dtype=np.int64)
+        self._ends = (np.arange(1, chunks + 1) * game.n) // chunks
+        #: Scratch space of each slice's deal (the kernels allocate nothing).
+        self._keys = np.zeros((chunks, len(game.tables.pack)), dtype=np.uint64)
+
+    def _kernel_args(self) -> tuple:
+        """The state, tables and per-deal arrays as the kernels take them, and the given deals."""
+        g = self.game
+        return g.state.arrays(), g.tables.arrays, g.state.deal_fields(), g.deal_orders, self._keys
+
+    def step(self, actions: np.ndarray) -> np.ndarray:
+        """Apply every game's action and run the games on; returns the games that ended, in order."""
+        g = self.game
+        s, t, d, deals, keys = self._kernel_args()
+        with np.errstate(over="ignore"):  # NUMBA_DISABLE_JIT: the seeded hashes wrap around
+            if g.threads == 1:
+                lo = 0
+                while lo < g.n:
+                    lo = run_games(lo, g.n, STEP, _NO_ROWS, actions, _NO_SEEDS, s, t, d, deals, self.events[0],
+                                   self.counts[0], self.flags, keys[0])
+                    self._flush()
             else:
-                HANDLERS[st.kind](g, sel, st)
-            idx = still_running(g, idx)
-            if not len(idx):
-                break
+                starts = np.concatenate(([0], self._ends[:-1]))
+                while (starts < self._ends).any():
+                    step_threaded(g.threads, starts, _NO_ROWS, actions, _NO_SEEDS, s, t, d, deals, self.events,
+                                  self.counts, self.flags, keys)
+                    self._flush()
+        self._resume_paused(g._ar)
+        return self.ended()
 
+    def start(self, rows: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """Start a game with ``seeds`` in each slot ``rows`` and run it to its first decision;
+        returns the games that ended before any, in order."""
+        self._advance(rows, seeds, START)
+        self._resume_paused(rows)
+        return self.ended(rows)
 
-def still_running(g: BatchGame, idx: np.ndarray) -> np.ndarray:
-    """Drop the games that wait on a decision; note those that just ended."""
-    over = g.over[idx]
-    if over.any():
-        g._ended.append(idx[over])
-    return idx[(g.kind[idx] == NONE) & ~over]
+    def ended(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """The games (of ``rows``, else of the batch) that ended in the last call, in the order
+        they ended: by deal begun, then stage, then slot."""
+        done = np.flatnonzero(self.flags >= 0) if rows is None else rows[self.flags[rows] >= 0]
+        return done[np.argsort(self.flags[done], kind="stable")]
 
+    def _advance(self, rows: np.ndarray, seeds: np.ndarray, mode: int) -> None:
+        """Start (``seeds``) or resume the games ``rows``."""
+        s, t, d, deals, keys = self._kernel_args()
+        lo = 0
+        with np.errstate(over="ignore"):
+            while lo < len(rows):
+                lo = run_games(lo, len(rows), mode, rows, _NO_ROWS, seeds, s, t, d, deals, self.events[0],
+                               self.counts[0], self.flags, keys[0])
+                self._flush()
 
-def decision_stage(g: BatchGame, st: Stage, s: int, idx: np.ndarray) -> np.ndarray:
-    """Set the decision of games at decision stage ``s``; return those with none to take."""
-    P = g.players
-    if st.kind in ("ask_now", "ask"):
-        p = (g.dealer[idx] + 1 + st.pos) % P
-        has = g.pending[idx, p] != 0
-    elif st.kind == "ask_turned":
-        p = g.dealer[idx]
-        has = g.turned_eligible[idx] & ~g.turned_asked[idx]
-    elif st.kind == "point":
-        p = (g.dealer[idx] + 1 + st.pos) % P
-        has = ~g.point_answered[idx, p]
-    elif st.kind == "first_lead":
-        p = g.leader[idx]
-        has = (g.tricks_played[idx] == 0) & (g.trick_len[idx] == 0)
-    else:  # play
-        p = np.where(g.trick_len[idx] == 0, g.leader[idx], (g.leader[idx] + g.trick_len[idx]) % P)
-        has = g.tricks_played[idx] < TRICKS_PER_DEAL
-    wait = idx[has]
-    g.current_player[wait] = p[has]
-    g.kind[wait] = g.tables.decision_kind[s]
-    return idx[~has]
+    def _resume_paused(self, rows: np.ndarray) -> None:
+        """Archive the deals of the games paused at a deal's end, then run them on."""
+        if not self.game.keep_history:
+            return
+        while True:
+            paused = rows[self.flags[rows] == PAUSED]
+            if not len(paused):
+                return
+            self.game._archive_deals(paused)
+            self._advance(paused, _NO_SEEDS, RESUME)
 
-
-def stage_deal_start(g: BatchGame, idx: np.ndarray, st: Stage) -> None:
-    """Deal the cards (seeded, or the given card orders), note what each hand may show, and
-    score a turned honour (step 1)."""
-    P, t = g.players, g.tables
-    order = shuffled(g.seed[idx], g.deal_index[idx], t.pack)
-    if g.explicit_deals is not None:
-        given = g.deal_index[idx] < g.explicit_deals.shape[1]
-        if given.any():
-            gi = np.flatnonzero(given)
-            order[gi] = g.explicit_deals[idx[gi], g.deal_index[idx[gi]]]
-    g.state.reset_deal(idx)
-    g.order[idx] = order
-    dealer = g.dealer[idx]
-    seats = (dealer[:, None] + 1 + g.seats) % P
-    dealt = np.empty((len(idx), P), dtype=np.uint64)
-    np.put_along_axis(dealt, seats, mask_of(order[:, : 12 * P].reshape(len(idx), P, 12)), axis=1)
-    g.dealt[idx] = dealt
-    g.hands[idx] = dealt
-    g.turned[idx] = order[:, 24] if P == 2 else order[:, 35]
-    g.trump[idx] = CARD_SUIT[g.turned[idx]]
-    g.leader[idx] = (dealer + 1) % P
-    # What each hand may show, in canonical order.
-    has = (dealt[:, :, None] & t.item_mask) == t.item_mask
-    has[:, :, CB_ITEM] = (dealt & KQJ) == 0
-    items = has.astype(np.int64) @ t.item_weights
-    g.items[idx] = items
-    g.pending[idx] = items
-    if g.rules.turned_imperiale:
-        need = t.turned_need[g.turned[idx]]
-        dh = dealt[np.arange(len(idx)), dealer][:, None]
-        g.turned_eligible[idx] = ((need != 0) & ((dh & need) == need)).any(axis=1)
-    # Step 1: a turned honour.
-    hit = (t.honour_mask[g.trump[idx]] & BIT[g.turned[idx]]) != 0
-    if g.rules.turned_honour_points and hit.any():
-        gi = idx[hit]
-        g.turned_honour_scored[gi] = True
-        scoring.award(g, gi, g.dealer[gi], g.rules.turned_honour_points, ev.TURNED_HONOUR)
-    g.stage[idx] += 1
-
-
-def stage_cb_end(g: BatchGame, idx: np.ndarray, st: Stage) -> None:
-    """A shown carte blanche ends the deal (Académie, Imperijal)."""
-    shown_cb = ((g.shown[idx] >> CB_ITEM) & 1).any(axis=1)
-    ends = shown_cb & g.rules.carte_blanche_ends_deal
-    g.stage[idx] += 1
-    g.stage[idx[ends]] = len(g.tables.stages) - 1
-
-
-def stage_deal_end(g: BatchGame, idx: np.ndarray, st: Stage) -> None:
-    if g.single_deal:
-        g.over[idx] = True
-        return
-    g._archive_deals(idx)
-    g.dealer[idx] = (g.dealer[idx] + 1) % g.players
-    g.deal_index[idx] += 1
-    g.stage[idx] = 0
-
-
-HANDLERS = {
-    "deal_start": stage_deal_start,
-    "cb_end": stage_cb_end,
-    "deal_end": stage_deal_end,
-    **scoring.HANDLERS,
-}
+    def _flush(self) -> None:
+        """Move the events the kernels wrote into the engine's log."""
+        for c in np.flatnonzero(self.counts[:, 0]):
+            self.game._events.append(self.events[c, : self.counts[c, 0]].copy())
+            self.counts[c, 0] = 0

@@ -1,8 +1,9 @@
 """The state of N games as one dataclass of numpy arrays, each field marked per game or per deal.
 
 A field's metadata says its scope, dtype, trailing shape and fill value.  Per-deal fields
-are reset to their fill value at the start of every deal by :meth:`BatchState.reset_deal`,
-which walks the fields: a new per-deal field cannot leak from one deal into the next
+are reset to their fill value at the start of every deal by the compiled deal start
+(:func:`~imperiale_env.kernels.batch_stages.reset_deal`), which walks the fields of
+:meth:`BatchState.deal_fields`: a new per-deal field cannot leak from one deal into the next
 because nobody has to remember to add it to a list.  The trailing shape names the sizes
 known only when the batch is built: ``P`` players, ``C`` cards in the pack, ``H`` the
 decision history of one deal.
@@ -13,6 +14,7 @@ numpy arrays (no objects, nothing that runs code on load) for checkpoints.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -111,10 +113,15 @@ class BatchState:
             for f in fields(cls)
         })
 
-    def reset_deal(self, idx: np.ndarray) -> None:
-        """Every per-deal field of the games ``idx`` back to its fill value."""
-        for f in _DEAL_FIELDS:
-            getattr(self, f.name)[idx] = f.metadata["fill"]
+    def arrays(self) -> Any:
+        """Every array as a named tuple (:data:`StateArrays`), the form the compiled kernels take."""
+        return StateArrays(*(getattr(self, f.name) for f in fields(self)))
+
+    def deal_fields(self) -> Any:
+        """The per-deal arrays as a named tuple (:data:`DealFields`), which the compiled deal start
+        walks to put every one back to its fill (:data:`DEAL_FILLS`, in the same order) at every
+        deal (:func:`~imperiale_env.kernels.batch_stages.reset_deal`)."""
+        return DealFields(*(getattr(self, f.name) for f in _DEAL_FIELDS))
 
     def to_dict(self) -> dict[str, Any]:
         """``{"version": 1, field: array, ...}``: plain numpy arrays, safe to store and load."""
@@ -143,3 +150,8 @@ class BatchState:
 
 
 _DEAL_FIELDS = tuple(f for f in fields(BatchState) if f.metadata["scope"] == DEAL)
+#: The kernels' form of the state: one named tuple of every array, in field order.
+StateArrays = namedtuple("StateArrays", [f.name for f in fields(BatchState)])
+#: The per-deal arrays, and their fill values in the same order (for the compiled kernels).
+DealFields = namedtuple("DealFields", [f.name for f in _DEAL_FIELDS])
+DEAL_FILLS = np.array([f.metadata["fill"] for f in _DEAL_FIELDS], dtype=np.int64)

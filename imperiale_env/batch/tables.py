@@ -2,7 +2,9 @@
 
 A deal is a static list of stages built from the rules (the chronology of :mod:`~imperiale_env.game`,
 written as data).  A stage is either a decision (the in-hand questions of one player, the
-turned-card impériale, one player's point, the play) or an automatic step run by a handler.
+turned-card impériale, one player's point, the play) or an automatic step (dealing, scoring, the
+deal's end); the compiled stage machine (:mod:`imperiale_env.kernels.batch_stages`) reads them as
+numbers, with the rule values and card tables of :attr:`Tables.arrays`.
 
 The in-hand items a player may show are numbered slots (bit ``j`` of his item masks):
 carte blanche, quarts major by suit, Imperijal sequences by suit, fours in
@@ -11,36 +13,35 @@ carte blanche, quarts major by suit, Imperijal sequences by suit, fours in
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..bitcards import CARD_RANK, CARD_SUIT, RANK_MASK
+from ..bitcards import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, RANK_MASK
 from ..cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
-from ..rules import Rules, rank_index
+from ..kernels import batch_score as sc
+from ..kernels.batch_stages import STAGE_KINDS
+from ..rules import FALLEN_IMPERIALES, Rules, rank_index
 from ..tricks import trick_points_table
-from .state import NONE, PLAY, POINT, QUESTION
+from .state import DEAL_FILLS
 
 CB_ITEM = 0
 QUART_ITEMS = range(1, 5)
 SEQUENCE_ITEMS = range(5, 9)
 FOUR_ITEMS_START = 9
 NUM_ITEMS = 14
+#: The court cards: a hand without any is a carte blanche.
 KQJ = RANK_MASK[K] | RANK_MASK[Q] | RANK_MASK[J]
-#: The kind of each item slot (a sequence scores as a quart major).
-ITEM_KIND = ("carte_blanche",) + ("quart_major",) * 4 + ("sequence",) * 4 + ("four_of_a_kind",) * 5
 
 
 @dataclass(frozen=True)
 class Stage:
-    """One step of a deal: ``kind`` names the handler, ``pos`` a priority position."""
+    """One step of a deal: ``kind`` names what it does (one of
+    :data:`~imperiale_env.kernels.batch_stages.STAGE_KINDS`), ``pos`` a priority position."""
 
     kind: str
     pos: int = 0
-
-
-DECISION_STAGES = {"ask_now": QUESTION, "ask": QUESTION, "ask_turned": QUESTION, "point": POINT,
-                   "play": PLAY, "first_lead": PLAY}
 
 
 def build_stages(rules: Rules) -> list[Stage]:
@@ -77,17 +78,23 @@ def build_stages(rules: Rules) -> list[Stage]:
     return [st for st in s if not idle.get(st.kind, False)]
 
 
+#: What the compiled kernels read of a batch's tables (see :class:`Tables`).
+TableArrays = namedtuple("TableArrays", [
+    "rules", "stage_kind", "stage_pos", "pack", "court_cards", "honour_mask", "item_mask", "item_weights",
+    "turned_need", "trick_points", "fallen_held", "fallen_want", "point_values", "deal_fills",
+])
+
+
 class Tables:
     """The stages and card tables of one rules configuration (built once per batch)."""
 
-    def __init__(self, rules: Rules):
+    def __init__(self, rules: Rules, *, single_deal: bool = False, keep_history: bool = False):
         P = rules.players
         low = low_rank(P)
         self.stages = build_stages(rules)
-        self.decision_kind = np.array([DECISION_STAGES.get(st.kind, NONE) for st in self.stages], dtype=np.int64)
+        self.stage_kind = np.array([STAGE_KINDS.index(st.kind) for st in self.stages], dtype=np.int64)
+        self.stage_pos = np.array([st.pos for st in self.stages], dtype=np.int64)
         self.is_turned_stage = np.array([st.kind == "ask_turned" for st in self.stages])
-        self.is_now_stage = np.array([st.kind == "ask_now" for st in self.stages])
-        self.is_play_stage = np.array([st.kind == "play" for st in self.stages])
         self.pack = np.array(deck(P), dtype=np.int64)
         self.honour_mask = np.array(
             [sum(1 << card(s, rank_index(x, P)) for x in rules.honour_ranks) for s in range(NUM_SUITS)],
@@ -101,8 +108,8 @@ class Tables:
             enabled[QUART_ITEMS[s]] = True
             item_mask[SEQUENCE_ITEMS[s]] = sum(1 << card(s, x) for x in (Q, J, A, low))
             enabled[SEQUENCE_ITEMS[s]] = rules.extra_sequence
-        self.four_ranks = [rank_index(x, P) for x in rules.four_ranks]
-        for j, rank in enumerate(self.four_ranks):
+        four_ranks = [rank_index(x, P) for x in rules.four_ranks]
+        for j, rank in enumerate(four_ranks):
             item_mask[FOUR_ITEMS_START + j] = RANK_MASK[rank]
             enabled[FOUR_ITEMS_START + j] = True
         self.item_mask = item_mask
@@ -116,15 +123,45 @@ class Tables:
             for g, ranks in enumerate(groups):
                 if rk in ranks:
                     need[c, g] = sum(1 << card(s, x) for x in ranks if x != rk)
-            if rk in self.four_ranks and rules.turned_imperiale_fours:
+            if rk in four_ranks and rules.turned_imperiale_fours:
                 need[c, 2] = int(RANK_MASK[rk]) & ~(1 << c)
         self.turned_need = need
         self.trick_points = trick_points_table(rules)
+        # The fallen impériale, by trump suit: the cards the player must have been dealt, and
+        # those he must capture (all four of the quart, or two, from the K and Q held).
+        held, want = {"tricks": ((), (A, K, Q, J)), "tombee": ((K, Q), (J, A)),
+                      "capture": ((K, Q), (A, low)), "off": ((), ())}[rules.fallen_imperiale]
+        self.fallen_held = np.array([sum(1 << card(s, x) for x in held) for s in range(NUM_SUITS)], dtype=np.uint64)
+        self.fallen_want = np.array([sum(1 << card(s, x) for x in want) for s in range(NUM_SUITS)], dtype=np.uint64)
+        values = np.zeros(sc.NUM_RULE_VALUES, dtype=np.int64)
+        for at, value in (
+            (sc.R_TARGET, rules.target_imperiales), (sc.R_TURNED_HONOUR_POINTS, rules.turned_honour_points),
+            (sc.R_PROTECT_TURNED_HONOUR, rules.protect_turned_honour),
+            (sc.R_HONOURS_IN_HAND_POINTS, rules.honours_in_hand_points),
+            (sc.R_CB_IMPERIALES, rules.carte_blanche_imperiales),
+            (sc.R_CB_POINTS, rules.carte_blanche_points), (sc.R_CB_ENDS_DEAL, rules.carte_blanche_ends_deal),
+            (sc.R_TRUMP_QUART_IMPERIALES, rules.trump_quart_imperiales),
+            (sc.R_IMPERIALES_AS_POINTS, rules.imperiales_as_points), (sc.R_TURNED_IMPERIALE, rules.turned_imperiale),
+            (sc.R_FALLEN, FALLEN_IMPERIALES.index(rules.fallen_imperiale)), (sc.R_POINT_POINTS, rules.point_points),
+            (sc.R_POINT_SPLIT, rules.point_tie == "split"), (sc.R_MUTUAL_SHOW_NO_WIPE, rules.mutual_show_no_wipe),
+            (sc.R_FOURS, len(four_ranks)), (sc.R_SINGLE_DEAL, single_deal), (sc.R_KEEP_HISTORY, keep_history),
+            (sc.R_EVENT_BOUND, event_bound(rules)),
+        ):
+            values[at] = value
+        self.arrays = TableArrays(
+            values, self.stage_kind, self.stage_pos, self.pack, KQJ, self.honour_mask, self.item_mask,
+            self.item_weights, self.turned_need, self.trick_points, self.fallen_held, self.fallen_want,
+            CARD_POINT_VALUE, DEAL_FILLS,
+        )
 
-    def turned_cards(self, hands: np.ndarray, turned: np.ndarray) -> np.ndarray:
-        """The three cards of each dealer's hand the turned card completes (the first of the
-        quart, the sequence and the four it completes, as the reference engine shows it)."""
-        need = self.turned_need[turned]  # (n, 3)
-        complete = (need != 0) & ((hands[:, None] & need) == need)
-        first = complete.argmax(axis=1)
-        return np.where(complete.any(axis=1), need[np.arange(len(turned)), first], np.uint64(0))
+
+def event_bound(rules: Rules) -> int:
+    """The most score events one game can log in one call of the stage machine: the end of a
+    deal and the start of the next (the turned honour), or a game's start.
+
+    At most 64 scorings (42 items shown in hand, the turned-card impériale twice, the point,
+    honours, the fallen impériale, tricks and capot of each player, two turned honours), each
+    an event, an impériale, two wipes and the game's end; and each impériale that 24 points
+    make is an impériale, two wipes and the game's end, at most ``target - 1`` a player before
+    one reaches the target."""
+    return 64 * 5 + 4 * (rules.players * rules.target_imperiales + 1)

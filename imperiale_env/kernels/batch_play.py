@@ -1,5 +1,5 @@
-"""The hot path of the batched engine, compiled: the legal actions of every game and the play of
-one card per game, looping over the games of a :class:`~imperiale_env.batch.state.BatchState`.
+"""The play of the cards in the batched engine, compiled: the legal actions of every game, and one
+card played in one game (called by the step of :mod:`.batch_stages`).
 
 The arrays are the batch state's own, changed in place.  Each loop runs over a range of games
 ``lo .. hi-1``: the engine calls it on the whole batch on one thread, or through its
@@ -83,74 +83,40 @@ def illegal_actions(actions: np.ndarray, bits: np.ndarray, kind: np.ndarray) -> 
     return count, first
 
 
-@njit(cache=True)
-def play_cards(lo: int, hi: int, actions: np.ndarray, kind: np.ndarray, current_player: np.ndarray,
-               last_player: np.ndarray, history_actions: np.ndarray, history_players: np.ndarray,
-               history_len: np.ndarray, hands: np.ndarray, played: np.ndarray, trick_cards: np.ndarray,
-               trick_len: np.ndarray, voids: np.ndarray, win_card: np.ndarray, win_player: np.ndarray,
-               captured: np.ndarray, tricks: np.ndarray, tricks_played: np.ndarray, leader: np.ndarray,
-               trump: np.ndarray, stage: np.ndarray, is_play_stage: np.ndarray, moving: np.ndarray) -> None:
-    """One (legal) action for each game ``lo .. hi-1``: the decision goes into the game's history,
-    and a card is played at once (a full trick goes to its winner, who leads next).
-    ``moving[i]`` says whether game ``i`` must go on through the stages: a question or a point
-    (applied by the caller), or a card that ends the play or the Foster first lead."""
-    P = hands.shape[1]
-    for i in range(lo, hi):
-        p = current_player[i]
-        last_player[i] = p
-        k = kind[i]
-        moving[i] = k != NONE and k != PLAY
-        if k != NONE:
-            at = history_len[i]
-            history_actions[i, at] = actions[i]
-            history_players[i, at] = p
-            history_len[i] = at + 1
-        if k != PLAY:
-            continue
-        a = actions[i]
-        bit = BIT[a]
-        hands[i, p] &= ~bit
-        played[i, p] |= bit
-        pos = trick_len[i]
-        trick_cards[i, pos] = a
-        suit = a // 9
-        led = suit if pos == 0 else trick_cards[i, 0] // 9
-        if suit != led:
-            voids[i, p] |= 1 << led
-        if pos == 0 or beats(a, win_card[i], trump[i]):
-            win_card[i] = a
-            win_player[i] = p
-        length = pos + 1
-        if length < P:
-            trick_len[i] = length
-            current_player[i] = (leader[i] + length) % P
-            moving[i] = not is_play_stage[stage[i]]
-            continue
-        w = win_player[i]
-        taken = ZERO
-        for j in range(P):
-            taken |= BIT[trick_cards[i, j]]
-            trick_cards[i, j] = -1
-        captured[i, w] |= taken
-        tricks[i, w] += 1
-        tricks_played[i] += 1
-        leader[i] = w
-        trick_len[i] = 0
-        current_player[i] = w
-        moving[i] = tricks_played[i] == TRICKS_PER_DEAL or not is_play_stage[stage[i]]
-
-
-@njit(cache=True, parallel=True)
-def play_cards_threaded(chunks: int, actions: np.ndarray, kind: np.ndarray, current_player: np.ndarray,
-                        last_player: np.ndarray, history_actions: np.ndarray, history_players: np.ndarray,
-                        history_len: np.ndarray, hands: np.ndarray, played: np.ndarray, trick_cards: np.ndarray,
-                        trick_len: np.ndarray, voids: np.ndarray, win_card: np.ndarray, win_player: np.ndarray,
-                        captured: np.ndarray, tricks: np.ndarray, tricks_played: np.ndarray, leader: np.ndarray,
-                        trump: np.ndarray, stage: np.ndarray, is_play_stage: np.ndarray, moving: np.ndarray) -> None:
-    """:func:`play_cards` of every game, in ``chunks`` slices run on numba's threads."""
-    n = kind.shape[0]
-    for c in prange(chunks):
-        play_cards(c * n // chunks, (c + 1) * n // chunks, actions, kind, current_player, last_player,
-                   history_actions, history_players, history_len, hands, played, trick_cards, trick_len, voids,
-                   win_card, win_player, captured, tricks, tricks_played, leader, trump, stage, is_play_stage,
-                   moving)
+@njit(cache=True, inline="always", _nrt=False)
+def play_card(s, i: int, a: int, in_play: bool) -> bool:
+    """The player to act in game ``i`` plays card ``a`` (legal); a full trick goes to its
+    winner, who leads next.  ``s``: the batch state's arrays (a named tuple); ``in_play``: the
+    game is at the play stage (not the Foster first lead).  Returns whether the game must go
+    on through the stages: the play is over, or the card was the Foster first lead."""
+    P = s.hands.shape[1]
+    p = s.current_player[i]
+    bit = BIT[a]
+    s.hands[i, p] &= ~bit
+    s.played[i, p] |= bit
+    pos = s.trick_len[i]
+    s.trick_cards[i, pos] = a
+    suit = a // 9
+    led = suit if pos == 0 else s.trick_cards[i, 0] // 9
+    if suit != led:
+        s.voids[i, p] |= 1 << led
+    if pos == 0 or beats(a, s.win_card[i], s.trump[i]):
+        s.win_card[i] = a
+        s.win_player[i] = p
+    length = pos + 1
+    if length < P:
+        s.trick_len[i] = length
+        s.current_player[i] = (s.leader[i] + length) % P
+        return not in_play
+    w = s.win_player[i]
+    taken = ZERO
+    for j in range(P):
+        taken |= BIT[s.trick_cards[i, j]]
+        s.trick_cards[i, j] = -1
+    s.captured[i, w] |= taken
+    s.tricks[i, w] += 1
+    s.tricks_played[i] += 1
+    s.leader[i] = w
+    s.trick_len[i] = 0
+    s.current_player[i] = w
+    return s.tricks_played[i] == TRICKS_PER_DEAL or not in_play

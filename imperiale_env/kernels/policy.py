@@ -11,21 +11,10 @@ import numpy as np
 from numba import njit, prange
 
 from .cards import ONE, ZERO, card_count, lowest_card
+from .seeds import splitmix64
 from .threads import check_threads, numba_threads
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
-
-
-@njit(cache=True)
-def splitmix64(x: np.uint64) -> np.uint64:
-    """The SplitMix64 finaliser (as :func:`imperiale_env.shuffle.splitmix64`, on one value)."""
-    z = x + _GOLDEN
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
 
 
 @njit(cache=True)

@@ -1,0 +1,108 @@
+"""The compiled stage machine of the batched engine: the numbers its kernels are written with, the
+seeded deal ported bit for bit, and the score event buffers (full buffers, threads, history)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+from imperiale_env import actions as act
+from imperiale_env import events, shuffle
+from imperiale_env.batch import BatchGame, state, tables
+from imperiale_env.batch import stages as machine
+from imperiale_env.kernels import batch_play, batch_score, batch_stages, seeds
+from imperiale_env.kernels.policy import random_legal_actions
+from imperiale_env.rules import FALLEN_IMPERIALES, make_rules
+from imperiale_env.variants import rule_variants
+
+THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
+
+
+def test_the_kernels_numbers_are_those_of_the_engine():
+    assert [getattr(batch_score, "E_" + name.upper()) for name in events.EVENT_KINDS] == list(
+        range(len(events.EVENT_KINDS)))
+    fallen = (batch_score.FALLEN_OFF, batch_score.FALLEN_TRICKS, batch_score.FALLEN_TOMBEE, batch_score.FALLEN_CAPTURE)
+    assert [FALLEN_IMPERIALES.index(x) for x in ("off", "tricks", "tombee", "capture")] == list(fallen)
+    items = (batch_score.CB_ITEM, batch_score.FIRST_SEQUENCE_ITEM, batch_score.FIRST_FOUR_ITEM, batch_score.NUM_ITEMS)
+    assert items == (tables.CB_ITEM, tables.SEQUENCE_ITEMS[0], tables.FOUR_ITEMS_START, tables.NUM_ITEMS)
+    assert batch_score.POINTS_PER_IMPERIALE == events.POINTS_PER_IMPERIALE
+    for kernel in (batch_play, batch_stages):
+        assert (kernel.QUESTION, kernel.POINT, kernel.PLAY, kernel.NONE) == (
+            state.QUESTION, state.POINT, state.PLAY, state.NONE)
+    assert batch_play._QUESTION_BITS == (1 << act.SHOW) | (1 << act.HIDE)
+    assert [batch_stages.STAGE_KINDS.index(k) for k in ("deal_start", "play", "deal_end")] == [
+        batch_stages.DEAL_START, batch_stages.PLAY_STAGE, batch_stages.DEAL_END]
+
+
+def test_every_variant_builds_stages_the_kernels_know_ending_with_the_deal_end():
+    for _, rules in rule_variants():
+        t = tables.Tables(rules)
+        assert {st.kind for st in t.stages} <= set(batch_stages.STAGE_KINDS)
+        assert t.stage_kind[0] == batch_stages.DEAL_START and t.stage_kind[-1] == batch_stages.DEAL_END
+
+
+def test_the_compiled_deal_is_the_numpy_deal_bit_for_bit():
+    rng = np.random.default_rng(4)
+    edges = np.array([0, 1, 2**63 - 1, 2**64 - 1], dtype=np.uint64)
+    game_seeds = np.concatenate([rng.integers(0, 2**63, 200, dtype=np.uint64), edges])
+    deal_index = rng.integers(0, 300, len(game_seeds))
+    with np.errstate(over="ignore"):  # NUMBA_DISABLE_JIT: the hashes wrap around on numpy scalars
+        for pack in (np.array(tables.Tables(make_rules("academie")).pack), np.arange(36)):
+            want = shuffle.shuffled(game_seeds, deal_index, pack)
+            keys, out = np.zeros(len(pack), np.uint64), np.zeros(len(pack), np.int64)
+            for k, (seed, index) in enumerate(zip(game_seeds, deal_index, strict=True)):
+                seeds.deal_order(seed, int(index), pack, keys, out)
+                assert np.array_equal(out, want[k])
+        for players in (2, 3):
+            dealers = [seeds.first_dealer(s, players) for s in game_seeds]
+            assert np.array_equal(dealers, shuffle.first_dealer(game_seeds, players))
+        assert [seeds.next_game_seed(s) for s in game_seeds] == list(shuffle.next_game_seed(game_seeds))
+
+
+def _play(rules: str, threads: int, steps: int, **options) -> tuple[BatchGame, np.ndarray]:
+    game = BatchGame(rules, 41, record_events=True, threads=threads, **options)
+    game.reset(3)
+    rows = [game.pop_events()]
+    for step in range(steps):
+        game.step(random_legal_actions(game.action_bits(), 2, step, threads=threads))
+        if step % 50 == 0:
+            rows.append(game.pop_events())
+    rows.append(game.pop_events())
+    assert all((np.diff(r[:, 0]) >= 0).all() for r in rows)  # each pop is ordered by game
+    return game, np.concatenate(rows)
+
+
+@pytest.mark.parametrize("rules", ["academie", "foster", "imperijal", "academie3"])
+def test_the_events_are_the_same_on_one_and_two_threads_and_with_a_buffer_that_fills(rules, monkeypatch):
+    assert THREADS == 2, "the machine gives numba a single thread: nothing to compare"
+    _, one = _play(rules, 1, 400, auto_next_game=True)
+    _, two = _play(rules, THREADS, 400, auto_next_game=True)
+    # A buffer of one game's bound: the slices flush and go on before almost every game that scores.
+    monkeypatch.setattr(machine, "_EVENT_ROWS", -int(tables.event_bound(make_rules(rules))))
+    _, small = _play(rules, THREADS, 400, auto_next_game=True)
+    assert len(one) > 400 and set(one[:, 2]) >= {events.CODE["point"], events.CODE["imperiale"]}
+    assert np.array_equal(one, two) and np.array_equal(one, small)
+
+
+def test_the_history_is_the_same_on_one_and_two_threads():
+    assert THREADS == 2, "the machine gives numba a single thread: nothing to compare"
+    logs = []
+    for threads in (1, THREADS):
+        game, rows = _play("academie", threads, 300, keep_history=True)
+        deals = {name: np.concatenate([log[name] for log in game.deal_log]) for name in game.deal_log[0]}
+        order = np.lexsort((deals["deal_index"], deals["game_id"]))
+        logs.append((rows, {name: value[order] for name, value in deals.items()}))
+    (rows_one, deals_one), (rows_two, deals_two) = logs
+    assert np.array_equal(rows_one, rows_two)
+    assert len(deals_one["game_id"]) > 41  # every game has finished deals in the log
+    for name in deals_one:
+        assert np.array_equal(deals_one[name], deals_two[name]), name
+
+
+def test_given_deals_must_be_cards_of_the_pack():
+    game = BatchGame("academie", 2)
+    with pytest.raises(ValueError, match=r"deals must be \(2, deals, 32\) cards of the pack"):
+        game.reset(0, deals=np.full((2, 1, 32), 35))  # a six: not in the two-player pack
+    with pytest.raises(ValueError, match="deals must be"):
+        game.reset(0, deals=np.zeros((2, 32)))
