@@ -97,30 +97,42 @@ def _provenance(data: dict[str, Any], path: Path, train_seconds: float | None) -
 
 
 def train_seconds(run_dir: Path, iterations: int, batch_size: int) -> float | None:
-    """The time the run in ``run_dir`` spent on its first ``iterations`` iterations (rollouts,
-    updates and evaluations), summed from its ``metrics.jsonl``; ``None`` when the file is
-    missing or does not hold each of those iterations exactly once (a resumed run keeps one
-    line per iteration, so this is the total over all its sessions)."""
+    """The time the run in ``run_dir`` spent on its imitation rounds (labels, updates and
+    evaluations) and its first ``iterations`` iterations (rollouts, updates and evaluations),
+    summed from its ``metrics.jsonl``; ``None`` when the file is missing or does not hold each
+    of those rounds and iterations exactly once (a resumed run keeps one line per iteration, so
+    this is the total over all its sessions).  Lines of later iterations are left out: a policy
+    exported from ``imitated.pt`` took the imitation's time only."""
     path = run_dir / "metrics.jsonl"
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
         return None
     seconds: dict[int, float] = {}
+    rounds: dict[int, float] = {}
     try:
         for line in lines:
             if not line.strip():
                 continue
             rec = json.loads(line)
+            if "imitation_round" in rec:
+                r = rec["imitation_round"]
+                if r in rounds or rec.get("perf/label_s") is None:
+                    return None
+                rounds[r] = rec["perf/label_s"] + rec.get("perf/imitation_update_s", 0.0) + (rec.get("perf/eval_s")
+                                                                                             or 0.0)
+                continue
             it = rec["iteration"]
+            if it > iterations:
+                continue
             if it in seconds or not rec.get("perf/steps_per_s"):
                 return None
             seconds[it] = batch_size / rec["perf/steps_per_s"] + (rec.get("perf/eval_s") or 0.0)
     except (ValueError, KeyError, TypeError):
         return None
-    if set(seconds) != set(range(1, iterations + 1)):
+    if set(seconds) != set(range(1, iterations + 1)) or set(rounds) != set(range(1, len(rounds) + 1)):
         return None
-    return round(sum(seconds.values()), 1)
+    return round(sum(seconds.values()) + sum(rounds.values()), 1)
 
 
 def export_policy(checkpoint: str | Path, out: str | Path) -> Path:
