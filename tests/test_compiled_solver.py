@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from test_solver import ref_winner, to_mask
 
+from agents.bench_solver import random_play_positions
 from agents.compiled_solver import CompiledSolver, Positions, equivalent_heads, solve_positions
 from agents.solver import Solver
 from imperiale_env.batch import BatchGame
@@ -30,24 +31,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def engine_positions(preset: str, games: int, seed: int) -> dict[int, list[tuple]]:
     """Play decisions of random games, by tricks left (the current one included): each
-    ``(trump, hands, leader, trick, tricks, played, seat to play)`` from the engine's state."""
+    ``(trump, hands, leader, trick, tricks, played, seat to play)`` from the engine's state (the
+    bench's positions, without their observation and mask)."""
     rules = make_rules(preset)
-    P = rules.players
-    bg = BatchGame(rules, games)
-    bg.reset(seed)
-    rng = np.random.default_rng(seed)
-    out: dict[int, list[tuple]] = {}
-    while not bg.done.all():
-        mask = bg.legal_action_mask()
-        playing = np.flatnonzero(~bg.done & mask[:, :NUM_CARDS].any(axis=1))
-        for i in playing:
-            n = int(bg.trick_len[i])
-            pos = (int(bg.trump[i]), tuple(int(h) for h in bg.hands[i]), int(bg.leader[i]),
-                   tuple(int(c) for c in bg.trick_cards[i, :n]), tuple(int(t) for t in bg.tricks[i]),
-                   int(bg.tricks_played[i]), int(bg.current_player[i]))
-            out.setdefault(12 - pos[5], []).append(pos)
-        bg.step(random_legal(rng, mask))
-    assert all(len(h) == P for pos in out[12] for h in [pos[1]])
+    out = {left: [pos[:7] for pos in positions]
+           for left, positions in random_play_positions(rules, games, seed).items()}
+    assert all(len(pos[1]) == rules.players for pos in out[12])
     return out
 
 
