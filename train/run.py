@@ -318,6 +318,18 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
                         and not (isinstance(v, float) and math.isnan(v)):
                     writer.add_scalar(k, v, step)
 
+    def stop_if_not_finite(stats: dict[str, float], step: str, unit: str, advice: str) -> None:
+        """Stop with :class:`TrainingError` when a loss or a weight is not finite, after saving the
+        last good state (NaN weights must not reach the checkpoint)."""
+        bad = _not_finite(stats, model)
+        if not bad:
+            return
+        save_good()
+        at = f", iteration {saved_at}," if unit == "iteration" else ""  # read after save_good, which moves it
+        kept = f"the last good checkpoint{at} is {ckpt_path}" if saved_at is not None else f"no {unit} was checkpointed"
+        raise TrainingError(f"{step}: not finite: {', '.join(bad)}; training stopped and {kept}. "
+                            f"Start a new run with {advice}")
+
     def run_evaluation(stats: dict[str, float]) -> None:
         nonlocal last_eval
         from agents.neural import PolicyAgent
@@ -364,13 +376,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             save_labels(run_dir / LABELS_NAME, grown.to_dict())
             stats = imitation_update(model, optimizer, grown, cfg, rng, device)
             t2 = time.perf_counter()
-            bad = _not_finite(stats, model)
-            if bad:
-                save_good()
-                kept = (f"the last good checkpoint is {ckpt_path}" if saved_at is not None
-                        else "no round was checkpointed")
-                raise TrainingError(f"imitation round {imitation_round + 1}: not finite: {', '.join(bad)}; training "
-                                    f"stopped and {kept}. Start a new run with a smaller imitation_lr=")
+            stop_if_not_finite(stats, f"imitation round {imitation_round + 1}", "round", "a smaller imitation_lr=")
             labels = grown
             imitation_round += 1
             done_here += 1
@@ -405,13 +411,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             t1 = time.perf_counter()
             stats.update(ppo_update(model, optimizer, batch, cfg, rng))
             t2 = time.perf_counter()
-            bad = _not_finite(stats, model)
-            if bad:
-                save_good()
-                kept = (f"the last good checkpoint, iteration {saved_at}, is {ckpt_path}" if saved_at is not None
-                        else "no iteration was checkpointed")
-                raise TrainingError(f"iteration {iteration + 1}: not finite: {', '.join(bad)}; training stopped and "
-                                    f"{kept}. Start a new run with a smaller lr= or max_grad_norm=")
+            stop_if_not_finite(stats, f"iteration {iteration + 1}", "iteration", "a smaller lr= or max_grad_norm=")
             iteration += 1
             done_here += 1
             global_step += cfg.batch_size
