@@ -278,3 +278,11 @@ def test_the_training_time_needs_every_iteration_once(tmp_path):
     (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines + lines[:1]))
     assert train_seconds(tmp_path, 2, batch_size=200) is None  # iteration 1 twice
     assert train_seconds(tmp_path / "elsewhere", 2, batch_size=200) is None
+
+
+def test_training_evaluates_against_the_champion(tmp_path, capsys):
+    """``eval_opponents=champion`` is accepted by the training config and played at the end."""
+    code = main(["train", "iterations=1", "num_envs=8", "num_steps=4", "eval_groups=2", "eval_opponents=champion",
+                 f"run_dir={tmp_path / 'run'}", "progress=false", "tensorboard=false"])
+    out = capsys.readouterr().out
+    assert code == 0 and "vs champion" in out, out

@@ -103,8 +103,9 @@ class TrainConfig:
     eval_groups: int = _key(100, "duplicate seed groups per opponent (2 or 3 games each)", 1, 10**6)
     eval_single_deal: bool = _key(False, "evaluate on single deals instead of whole games")
     eval_seed: int = _key(12345, "seed of the evaluation deals", 0, SEED_MAX)
-    eval_opponents: tuple[str, ...] = _key(("random", "heuristic"),
-                                           "agents to evaluate against: random, heuristic, pimc[:N[:K]], neural:PATH")
+    eval_opponents: tuple[str, ...] = _key(
+        ("random", "heuristic"),
+        "agents to evaluate against: random, heuristic, pimc[:N[:K]][:search], neural:PATH, champion")
 
     def validate(self) -> TrainConfig:
         """Check every value (ranges, finite floats, names); :class:`ConfigError` names the key and
@@ -140,10 +141,11 @@ class TrainConfig:
              f"0, or a divisor of num_envs={self.num_envs} (each worker plays num_envs / rollout_workers games)")
         need(self.num_envs * self.num_steps >= self.num_minibatches, "num_minibatches",
              "at most num_envs * num_steps")
-        allowed_opp = ("random", "heuristic")
+        allowed_opp = ("random", "heuristic", "champion")
         need(len(self.eval_opponents) >= 1
              and all(o in allowed_opp or o.startswith(("pimc", "neural:")) for o in self.eval_opponents),
-             "eval_opponents", "comma-separated agent specs: random, heuristic, pimc[:N[:K]], neural:PATH")
+             "eval_opponents",
+             "comma-separated agent specs: random, heuristic, pimc[:N[:K]][:search], neural:PATH, champion")
         if self.target_imperiales:
             from imperiale_env.rules import RulesError
 
