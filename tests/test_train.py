@@ -215,3 +215,16 @@ def test_make_agent_neural_reports_a_bad_checkpoint(tmp_path):
     (tmp_path / "junk.pt").write_bytes(b"junk")
     with pytest.raises(AgentError, match="corrupt"):
         make_agent(f"neural:{tmp_path / 'junk.pt'}")
+
+
+def test_training_minutes_count_imitation_rounds_and_ppo_iterations():
+    from train.plot import training_minutes
+
+    rows = [
+        {"iteration": 0, "imitation_round": 1, "global_step": 0, "perf/label_s": 50.0, "perf/imitation_update_s": 10.0},
+        {"iteration": 0, "imitation_round": 2, "global_step": 0, "perf/label_s": 100.0,
+         "perf/imitation_update_s": 20.0, "perf/eval_s": 999.0},  # evaluation time is not training time
+        {"iteration": 1, "global_step": 600, "perf/steps_per_s": 10.0},
+        {"iteration": 2, "global_step": 1200, "perf/steps_per_s": 20.0},
+    ]
+    assert training_minutes(rows) == [1.0, 3.0, 4.0, 4.5]

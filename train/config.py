@@ -99,7 +99,8 @@ class TrainConfig:
     reward_scale: float = _key(1.0, "multiplier of the rewards", 0.0, 1e6, open_low=True)
     target_kl: float = _key(0.0, "stop an update's epochs past this approximate KL; 0: off", 0.0, 10.0)
     # Evaluation (duplicate deals against fixed agents, greedy policy).
-    eval_every: int = _key(25, "iterations between evaluations; 0: only at the end", 0, 10**7)
+    eval_every: int = _key(25, "iterations between evaluations (and one after every imitation round); "
+                                   "0: only at the end", 0, 10**7)
     eval_groups: int = _key(100, "duplicate seed groups per opponent (2 or 3 games each)", 1, 10**6)
     eval_single_deal: bool = _key(False, "evaluate on single deals instead of whole games")
     eval_seed: int = _key(12345, "seed of the evaluation deals", 0, SEED_MAX)

@@ -1,5 +1,9 @@
 """Learning curves from a run's ``metrics.jsonl``: evaluation win rates (with 95 % intervals)
-and training statistics against decisions collected.
+and training statistics against training time.
+
+Time, not decisions, is the x axis because a run may begin with imitation rounds
+(:mod:`train.imitate`), which collect no PPO decisions but cost most of the run's time; the
+minutes are the run's own measured work (labels, updates, rollouts), evaluations left out.
 
 ``python -m train.plot RUN_DIR [RUN_DIR ...] [--out FILE]`` (several runs: overlaid, e.g. to
 compare ``critic=plain`` and ``critic=perfect``).
@@ -17,6 +21,20 @@ def read_metrics(run_dir: str | Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def training_minutes(rows: list[dict]) -> list[float]:
+    """Cumulative training minutes at each metrics row: an imitation round's search and update
+    time, a PPO iteration's decisions over its measured rate (evaluation time excluded)."""
+    out, seconds, step = [], 0.0, 0
+    for row in rows:
+        if "imitation_round" in row and row.get("iteration") == 0:
+            seconds += (row.get("perf/label_s") or 0.0) + (row.get("perf/imitation_update_s") or 0.0)
+        elif row.get("perf/steps_per_s"):
+            seconds += (row["global_step"] - step) / row["perf/steps_per_s"]
+        step = row.get("global_step", step)
+        out.append(seconds / 60)
+    return out
+
+
 def plot_learning_curve(*run_dirs: str | Path, out: str | Path | None = None) -> Path:
     import matplotlib
 
@@ -30,27 +48,31 @@ def plot_learning_curve(*run_dirs: str | Path, out: str | Path | None = None) ->
     for ri, run in enumerate(run_dirs):
         color = colors[ri % len(colors)]
         rows = read_metrics(run)
+        minutes = training_minutes(rows)
         label = Path(run).name
-        evals = [r for r in rows if any(k.startswith("eval/win_rate_") for k in r)]
-        opps = sorted({k[len("eval/win_rate_"):] for r in evals for k in r if k.startswith("eval/win_rate_")})
+        opps = sorted({k[len("eval/win_rate_"):] for r in rows for k in r if k.startswith("eval/win_rate_")})
         for o, opp in enumerate(opps):
-            xs = [r["global_step"] / 1e6 for r in evals if r.get(f"eval/win_rate_{opp}") is not None]
-            ys = [100 * r[f"eval/win_rate_{opp}"] for r in evals if r.get(f"eval/win_rate_{opp}") is not None]
-            lo = [100 * (r.get(f"eval/ci_low_{opp}") or r[f"eval/win_rate_{opp}"]) for r in evals
-                  if r.get(f"eval/win_rate_{opp}") is not None]
-            hi = [100 * (r.get(f"eval/ci_high_{opp}") or r[f"eval/win_rate_{opp}"]) for r in evals
-                  if r.get(f"eval/win_rate_{opp}") is not None]
-            axes[0].plot(xs, ys, marker="o", ms=3, color=color, ls=styles[o % len(styles)], label=f"{label} vs {opp}")
+            at = [i for i, r in enumerate(rows) if r.get(f"eval/win_rate_{opp}") is not None]
+            win = [100 * rows[i][f"eval/win_rate_{opp}"] for i in at]
+            lo = [100 * (rows[i].get(f"eval/ci_low_{opp}") or rows[i][f"eval/win_rate_{opp}"]) for i in at]
+            hi = [100 * (rows[i].get(f"eval/ci_high_{opp}") or rows[i][f"eval/win_rate_{opp}"]) for i in at]
+            xs = [minutes[i] for i in at]
+            axes[0].plot(xs, win, marker="o", ms=3, color=color, ls=styles[o % len(styles)], label=f"{label} vs {opp}")
             axes[0].fill_between(xs, lo, hi, color=color, alpha=0.12)
-        xs = [r["global_step"] / 1e6 for r in rows]
-        axes[1].plot(xs, [r.get("loss/entropy") for r in rows], color=color, label=label)
-        axes[2].plot(xs, [r.get("loss/explained_variance") for r in rows], color=color, label=label)
+        imitation = [minutes[i] for i, r in enumerate(rows) if "imitation_round" in r]
+        if imitation and len(imitation) < len(rows):  # where PPO takes over from the imitation
+            axes[0].axvline(imitation[-1], color=color, lw=0.8, ls=":", label=f"{label}: imitation ends")
+        ppo = [i for i, r in enumerate(rows) if "imitation_round" not in r]
+        axes[1].plot([minutes[i] for i in ppo], [rows[i].get("loss/entropy") for i in ppo], color=color, label=label)
+        axes[2].plot([minutes[i] for i in ppo], [rows[i].get("loss/explained_variance") for i in ppo], color=color,
+                     label=label)
     axes[0].axhline(50, color="grey", lw=0.8, ls="--")
-    axes[0].set(xlabel="decisions (millions)", ylabel="game win % (duplicate deals, greedy)",
+    axes[0].set(xlabel="training minutes", ylabel="win % (duplicate evaluation, greedy)",
                 title="evaluation", ylim=(0, 100))
-    axes[1].set(xlabel="decisions (millions)", title="policy entropy")
-    axes[2].set(xlabel="decisions (millions)", title="value: explained variance")
+    axes[1].set(xlabel="training minutes", title="policy entropy (PPO)")
+    axes[2].set(xlabel="training minutes", title="value: explained variance (PPO)")
     for ax in axes:
+        ax.set_xlim(left=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()

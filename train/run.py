@@ -384,7 +384,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             stats["perf/label_s"] = t1 - t0
             stats["perf/imitation_update_s"] = t2 - t1
             stats["imitation/new_labels"] = float(len(new))
-            if imitation_round == cfg.imitation_rounds and cfg.eval_every:
+            if cfg.eval_every:  # every round: a round is minutes of search, an evaluation far less
                 run_evaluation(stats)
             write_metrics({"iteration": 0, "imitation_round": imitation_round, "global_step": 0, **stats},
                           imitation_round)
