@@ -74,12 +74,21 @@ class TrainConfig:
                                         "0: pimc's card alone", 0.0, 1000.0)
     imitation_workers: int = _key(0, "processes solving the labels; 0: every core this process may use (same labels "
                                   "whatever the count)", 0, 1024)
-    # Opponent pool.
-    p_pool: float = _key(0.2, "probability that a game's opponent seat(s) are a past snapshot", 0.0, 1.0)
+    # Opponents: fixed agents, then the pool of past snapshots.
+    train_opponents: tuple[str, ...] = _key((), "fixed agents (specs as eval_opponents) that play the other "
+                                            "seat(s) of a share p_opponents of the games; none by default")
+    p_opponents: float = _key(0.0, "probability that a new game is against one of train_opponents (each equally "
+                              "likely); the learner trains on its own seat only there", 0.0, 1.0)
+    opponent_workers: int = _key(1, "processes each searching train_opponent (pimc) spreads its decisions over",
+                                 1, 256)
+    p_pool: float = _key(0.2, "probability that a game's opponent seat(s) are a past snapshot (of the games not "
+                         "against train_opponents)", 0.0, 1.0)
     pool_size: int = _key(8, "past snapshots kept in the opponent pool", 1, 1000)
     pool_every: int = _key(10, "iterations between snapshots of the policy", 1, 10**7)
     train_all_seats: bool = _key(True, "learn from every seat the current policy plays, not only the learner's")
     # Model.
+    init_from: str = _key("", "a training checkpoint whose weights (policy and value) start the run, e.g. to "
+                          "fine-tune; '': fresh weights")
     hidden: tuple[int, ...] = _key((256, 256), "hidden layer widths, comma-separated (1 to 16 layers)", 1, 2**24)
     activation: str = _key("relu", "relu or tanh")
     critic: str = _key("plain", "plain: the value sees the observation; perfect: plus every other hand")
@@ -142,11 +151,13 @@ class TrainConfig:
              f"0, or a divisor of num_envs={self.num_envs} (each worker plays num_envs / rollout_workers games)")
         need(self.num_envs * self.num_steps >= self.num_minibatches, "num_minibatches",
              "at most num_envs * num_steps")
-        allowed_opp = ("random", "heuristic", "champion")
-        need(len(self.eval_opponents) >= 1
-             and all(o in allowed_opp or o.startswith(("pimc", "neural:")) for o in self.eval_opponents),
-             "eval_opponents",
-             "comma-separated agent specs: random, heuristic, pimc[:N[:K]][:search], neural:PATH, champion")
+        specs = "comma-separated agent specs: random, heuristic, pimc[:N[:K]][:search], neural:PATH, champion"
+        need(len(self.eval_opponents) >= 1 and all(map(_agent_spec, self.eval_opponents)), "eval_opponents", specs)
+        need(all(map(_agent_spec, self.train_opponents)), "train_opponents", specs)
+        need(self.p_opponents == 0 or self.train_opponents, "p_opponents",
+             "0 without train_opponents (give train_opponents=SPEC,... to play against fixed agents)")
+        need(not self.train_opponents or self.rollout_workers == 0, "train_opponents",
+             "none with rollout_workers (the fixed agents play in this process only)")
         if self.target_imperiales:
             from imperiale_env.rules import RulesError
 
@@ -168,6 +179,11 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+def _agent_spec(spec: str) -> bool:
+    """Is ``spec`` of a kind an opponent may be (its details are checked when the agent is built)?"""
+    return spec in ("random", "heuristic", "champion") or spec.startswith(("pimc", "neural:"))
 
 
 def _describe_range(f: dataclasses.Field) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 
@@ -43,6 +44,7 @@ def plot_learning_curve(*run_dirs: str | Path, out: str | Path | None = None) ->
 
     out = Path(out) if out is not None else Path(run_dirs[0]) / "learning_curve.png"
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    span = [50.0, 50.0]  # the win-rate axis: the data's range in tens, 50 % always in sight
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     styles = ["-", "--", ":", "-."]
     for ri, run in enumerate(run_dirs):
@@ -59,6 +61,7 @@ def plot_learning_curve(*run_dirs: str | Path, out: str | Path | None = None) ->
             xs = [minutes[i] for i in at]
             axes[0].plot(xs, win, marker="o", ms=3, color=color, ls=styles[o % len(styles)], label=f"{label} vs {opp}")
             axes[0].fill_between(xs, lo, hi, color=color, alpha=0.12)
+            span = [min(span[0], *lo), max(span[1], *hi)]
         imitation = [minutes[i] for i, r in enumerate(rows) if "imitation_round" in r]
         if imitation and len(imitation) < len(rows):  # where PPO takes over from the imitation
             axes[0].axvline(imitation[-1], color=color, lw=0.8, ls=":", label=f"{label}: imitation ends")
@@ -68,11 +71,11 @@ def plot_learning_curve(*run_dirs: str | Path, out: str | Path | None = None) ->
                      label=label)
     axes[0].axhline(50, color="grey", lw=0.8, ls="--")
     axes[0].set(xlabel="training minutes", ylabel="win % (duplicate evaluation, greedy)",
-                title="evaluation", ylim=(0, 100))
+                title="evaluation", ylim=(10 * math.floor(span[0] / 10), 10 * math.ceil(span[1] / 10)))
     axes[1].set(xlabel="training minutes", title="policy entropy (PPO)")
     axes[2].set(xlabel="training minutes", title="value: explained variance (PPO)")
+    axes[0].set_xlim(left=0)  # the whole run; the PPO panels keep to the PPO iterations
     for ax in axes:
-        ax.set_xlim(left=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.tight_layout()

@@ -2,9 +2,11 @@
 
 Every slot of the :class:`~imperiale_env.batch.BatchGame` plays one game (one deal with
 ``single_deal``); the slot's *learner seat* is played by the current policy, and its other
-seat(s) by the current policy too or, with probability ``p_pool`` per game, by one past
-snapshot from the :class:`OpponentPool`.  Each step records one transition per slot (the
-acting player's), in preallocated ``(num_steps, num_envs, ...)`` buffers.
+seat(s), game by game: with probability ``p_opponents`` by one of the fixed agents
+``train_opponents`` (a heuristic or a search to learn against: only the learner's seat is
+trained there), else with probability ``p_pool`` by one past snapshot from the
+:class:`OpponentPool`, else by the current policy too.  Each step records one transition per
+slot (the acting player's), in preallocated ``(num_steps, num_envs, ...)`` buffers.
 
 **Per-seat sequences.**  A seat's transitions in a slot form their own sequence: each
 transition is linked to the same seat's next decision (``next_index``), so GAE runs over
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from agents.base import make_agent
 from imperiale_env.batch import BatchGame
 from imperiale_env.cards import NUM_CARDS
 from imperiale_env.observation import OBS_SIZE
@@ -30,6 +33,10 @@ from .config import TrainConfig
 from .model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, sample_actions
 
 NUM_ACTIONS = 43
+#: ``SelfPlayRollout.opponent`` codes besides pool entry ids (>= 0): the current policy, and
+#: fixed agent ``k`` of ``train_opponents`` as ``FIXED - k``.
+CURRENT = -1
+FIXED = -2
 
 
 def unpack_hands(hands: np.ndarray) -> np.ndarray:
@@ -145,7 +152,10 @@ class SelfPlayRollout:
         self.bg = BatchGame(rules, self.n, auto_next_game=True, single_deal=config.single_deal)
         self.bg.reset(int(rng.integers(2**63)))
         self.learner_seat = np.zeros(self.n, dtype=np.int64)
-        self.opponent = np.full(self.n, -1, dtype=np.int64)  # pool entry id of the other seat(s); -1: current
+        # Who plays the other seat(s): a pool entry id (>= 0), the current policy (CURRENT), or
+        # fixed agent k of train_opponents (FIXED - k).
+        self.opponent = np.full(self.n, CURRENT, dtype=np.int64)
+        self.fixed = [make_agent(spec, rules, workers=config.opponent_workers) for spec in config.train_opponents]
         self._assign(np.arange(self.n), rng, np.zeros(0, dtype=np.int64))
         T, n = self.T, self.n
         self.obs = np.zeros((T, n, OBS_SIZE), dtype=np.float32)
@@ -164,17 +174,32 @@ class SelfPlayRollout:
     # ------------------------------------------------------------------ seat assignment
 
     def _assign(self, idx: np.ndarray, rng: np.random.Generator, pool_ids: np.ndarray) -> None:
-        """New games in slots ``idx``: a learner seat, and the opponent (current or a pool entry)."""
+        """New games in slots ``idx``: a learner seat, and the opponent (a fixed agent, a pool
+        entry or the current policy).  Without fixed agents no draw is made for them, so such
+        runs are the games they were before fixed agents existed."""
         if not len(idx):
             return
         self.learner_seat[idx] = rng.integers(self.P, size=len(idx))
         use_pool = rng.random(len(idx)) < self.cfg.p_pool
         pick = rng.integers(max(len(pool_ids), 1), size=len(idx))
-        self.opponent[idx] = np.where(use_pool & (len(pool_ids) > 0), pool_ids[pick] if len(pool_ids) else -1, -1)
+        self.opponent[idx] = np.where(use_pool & (len(pool_ids) > 0), pool_ids[pick] if len(pool_ids) else CURRENT,
+                                      CURRENT)
+        if self.fixed:
+            use_fixed = rng.random(len(idx)) < self.cfg.p_opponents
+            which = rng.integers(len(self.fixed), size=len(idx))
+            self.opponent[idx] = np.where(use_fixed, FIXED - which, self.opponent[idx])
 
     def refresh_pool(self, pool: OpponentPool) -> None:
         """Slots whose pool opponent was evicted play the current policy until their game ends."""
-        self.opponent[~np.isin(self.opponent, np.append(pool.ids, -1))] = -1
+        gone = (self.opponent >= 0) & ~np.isin(self.opponent, pool.ids)
+        self.opponent[gone] = CURRENT
+
+    def close(self) -> None:
+        """Stop the processes of the fixed agents that have any (pimc with opponent_workers)."""
+        for agent in self.fixed:
+            close = getattr(agent, "close", None)
+            if callable(close):
+                close()
 
     def state(self) -> dict:
         """The game batch (:meth:`BatchGame.to_dict`) and the seat assignment as numpy arrays and
@@ -217,6 +242,7 @@ class SelfPlayRollout:
         pool_ids = pool.ids
         ep_returns: list[np.ndarray] = []  # learner returns of ended games, by opponent kind
         ep_vs_pool: list[np.ndarray] = []
+        ep_vs_fixed: list[np.ndarray] = []
         for t in range(T):
             obs = bg.observe(out=self.obs[t])
             mask = bg.legal_action_mask()
@@ -228,7 +254,9 @@ class SelfPlayRollout:
             mask_t = torch.from_numpy(mask).to(dev)
             logits = model.logits(obs_t, mask_t)
             self.values[t] = model.value(self._critic_input(obs, hidden)).cpu().numpy()
-            by_pool = (cur != self.learner_seat) & (self.opponent >= 0)
+            other = cur != self.learner_seat
+            by_pool = other & (self.opponent >= 0)
+            by_fixed = other & (self.opponent <= FIXED)
             if by_pool.any():
                 for pid in np.unique(self.opponent[by_pool]):
                     rows = np.flatnonzero(by_pool & (self.opponent == pid))
@@ -236,10 +264,13 @@ class SelfPlayRollout:
                     logits[rows_t] = pool.net(int(pid))(obs_t[rows_t], mask_t[rows_t])
             logits_np = logits.cpu().numpy()
             a = sample_actions(logits_np, rng)
+            for k in np.unique(FIXED - self.opponent[by_fixed]):
+                rows = np.flatnonzero(by_fixed & (self.opponent == FIXED - k))
+                a[rows] = self.fixed[k].act(obs[rows], mask[rows], rng)
             self.actions[t] = a
             logp = torch.log_softmax(logits, dim=-1).gather(1, torch.from_numpy(a).to(dev)[:, None])[:, 0]
             self.logprobs[t] = logp.cpu().numpy()
-            self.train[t] = ~by_pool if cfg.train_all_seats else cur == self.learner_seat
+            self.train[t] = ~(by_pool | by_fixed) if cfg.train_all_seats else ~other
             # Link each seat's transitions into its own sequence.
             j = t * n + ar
             prev = last[ar, cur]
@@ -257,8 +288,10 @@ class SelfPlayRollout:
                 last[ended] = -1
                 learner_r = rewards[ended, self.learner_seat[ended]]
                 vs_pool = self.opponent[ended] >= 0
-                ep_returns.append(learner_r[~vs_pool])
+                vs_fixed = self.opponent[ended] <= FIXED
+                ep_returns.append(learner_r[~vs_pool & ~vs_fixed])
                 ep_vs_pool.append(learner_r[vs_pool])
+                ep_vs_fixed.append(learner_r[vs_fixed])
                 self._assign(ended, rng, pool_ids)
         # Bootstrap the open sequences with each seat's value of the final state.
         buf = np.empty((n, OBS_SIZE), dtype=np.float32)
@@ -290,11 +323,14 @@ class SelfPlayRollout:
         )
         rets = np.concatenate(ep_returns) if ep_returns else np.zeros(0)
         pool_rets = np.concatenate(ep_vs_pool) if ep_vs_pool else np.zeros(0)
+        fixed_rets = np.concatenate(ep_vs_fixed) if ep_vs_fixed else np.zeros(0)
         stats = {
             "rollout/episodes": float(len(rets) + len(pool_rets)),
             "rollout/train_fraction": float(len(sel) / (T * n)),
             "rollout/learner_return_vs_pool": float(pool_rets.mean()) if len(pool_rets) else float("nan"),
             "rollout/pool_games": float(len(pool_rets)),
+            "rollout/learner_return_vs_opponents": float(fixed_rets.mean()) if len(fixed_rets) else float("nan"),
+            "rollout/opponent_games": float(len(fixed_rets)),
             "rollout/abs_return": float(np.abs(rets).mean()) if len(rets) else float("nan"),
         }
         return batch, stats

@@ -122,14 +122,33 @@ def _saved_config(data: dict[str, Any], ckpt_path: Path) -> TrainConfig:
 
 
 def _check_opponents(cfg: TrainConfig, rules) -> None:
-    """Build every evaluation opponent now, so that a bad spec fails before the first iteration."""
+    """Build every evaluation and training opponent now, so that a bad spec fails before the first iteration."""
     from agents.base import AgentError, make_agent
 
-    for spec in cfg.eval_opponents:
-        try:
-            make_agent(spec, rules)
-        except AgentError as exc:
-            raise ConfigError(f"eval_opponents: {exc}") from None
+    for key in ("eval_opponents", "train_opponents"):
+        for spec in getattr(cfg, key):
+            try:
+                make_agent(spec, rules)
+            except AgentError as exc:
+                raise ConfigError(f"{key}: {exc}") from None
+
+
+def _start_from(cfg: TrainConfig, model: ActorCritic) -> None:
+    """Load the weights of ``cfg.init_from`` into ``model``: a fine-tuning run starts where another
+    ended (its optimizer, games and pool are not taken: this is a new run)."""
+    from .checkpoint import build_model
+
+    try:
+        source, saved = build_model(load_checkpoint(cfg.init_from))
+    except CheckpointError as exc:
+        raise ConfigError(f"init_from: {exc} (give a training checkpoint, such as RUN_DIR/checkpoint.pt)") from None
+    theirs = (tuple(saved.hidden), saved.activation, saved.critic)
+    ours = (tuple(cfg.hidden), cfg.activation, cfg.critic)
+    if theirs != ours:
+        raise ConfigError(f"init_from={cfg.init_from}: its network is hidden={','.join(map(str, theirs[0]))} "
+                          f"activation={theirs[1]} critic={theirs[2]}, this run's hidden={','.join(map(str, ours[0]))} "
+                          f"activation={ours[1]} critic={ours[2]}: give the same")
+    model.load_state_dict(source.state_dict())
 
 
 def _not_finite(stats: dict[str, float], model: torch.nn.Module) -> list[str]:
@@ -245,11 +264,13 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     _check_opponents(cfg, rules)
     device = resolve_device(cfg.device)
     torch.set_num_threads(cfg.threads)
-    run_dir.mkdir(parents=True, exist_ok=True)
 
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     model = ActorCritic(cfg.hidden, cfg.activation, cfg.critic).to(device)
+    if cfg.init_from and data is None:
+        _start_from(cfg, model)
+    run_dir.mkdir(parents=True, exist_ok=True)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
     pool = OpponentPool(cfg.pool_size, cfg.hidden, cfg.activation, device)
     if cfg.rollout_workers:
@@ -449,8 +470,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     finally:
         if search_pool is not None:
             search_pool.close()
-        if cfg.rollout_workers:
-            rollout.close()
+        rollout.close()
         if bar is not None:
             bar.close()
         if writer is not None:
