@@ -109,11 +109,16 @@ def check_checkpoint(data: Any, path: str | Path) -> dict[str, Any]:
     if data.get("version") not in READABLE:
         raise CheckpointError(f"{path} has checkpoint version {data.get('version')!r}; this code reads "
                               f"{', '.join(map(str, READABLE))}")
+    check_contents(data, path, REQUIRED)
+    return data
+
+
+def check_contents(data: dict[str, Any], path: str | Path, required: tuple[str, ...]) -> None:
+    """A file's networks fit this engine (:func:`check_shape`) and it holds every key of ``required``."""
     check_shape(data, path)
-    missing = [k for k in REQUIRED if k not in data]
+    missing = [k for k in required if k not in data]
     if missing:
         raise CheckpointError(f"{path} lacks {', '.join(missing)}")
-    return data
 
 
 def check_shape(data: dict[str, Any], path: str | Path) -> None:

@@ -40,7 +40,7 @@ from imperiale_env.actions import NUM_ACTIONS
 from imperiale_env.inputs import input_file, output_file
 from imperiale_env.observation import OBS_SIZE
 
-from .checkpoint import CheckpointError, build_model, check_checkpoint, check_shape, read_file
+from .checkpoint import CheckpointError, build_model, check_checkpoint, check_contents, read_file
 
 FORMAT = "imperiale-policy"
 VERSION = 1
@@ -75,10 +75,7 @@ def _policy_from_export(data: dict[str, Any], path: Path) -> LoadedPolicy:
     if data.get("version") != VERSION:
         raise CheckpointError(f"{path} is an exported policy of version {data.get('version')!r}; this code reads "
                               f"{VERSION}")
-    check_shape(data, path)
-    missing = [k for k in REQUIRED if k not in data]
-    if missing:
-        raise CheckpointError(f"{path} lacks {', '.join(missing)}")
+    check_contents(data, path, REQUIRED)
     try:
         cfg = config_from_dict(data["config"])
     except ConfigError as exc:
