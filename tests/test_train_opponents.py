@@ -54,6 +54,7 @@ def test_ended_games_against_fixed_agents_are_counted_apart(tmp_path):
     rollout, _, stats = _collect(cfg)
     assert stats["rollout/opponent_games"] > 0 and np.isfinite(stats["rollout/learner_return_vs_opponents"])
     assert stats["rollout/pool_games"] == 0 and np.isnan(stats["rollout/abs_return"])
+    assert stats["rollout/episodes"] == stats["rollout/opponent_games"]  # every ended game is counted
     assert (rollout.opponent == FIXED).all()  # new games drew a fixed agent again
     assert rollout.train.mean() == pytest.approx(0.5, abs=0.1)  # the learner's seat only
 

@@ -325,7 +325,7 @@ class SelfPlayRollout:
         pool_rets = np.concatenate(ep_vs_pool) if ep_vs_pool else np.zeros(0)
         fixed_rets = np.concatenate(ep_vs_fixed) if ep_vs_fixed else np.zeros(0)
         stats = {
-            "rollout/episodes": float(len(rets) + len(pool_rets)),
+            "rollout/episodes": float(len(rets) + len(pool_rets) + len(fixed_rets)),
             "rollout/train_fraction": float(len(sel) / (T * n)),
             "rollout/learner_return_vs_pool": float(pool_rets.mean()) if len(pool_rets) else float("nan"),
             "rollout/pool_games": float(len(pool_rets)),
