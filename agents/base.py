@@ -17,6 +17,9 @@ Specs understood by :func:`make_agent`:
 ``pimc:N:K``  ``N`` samples, searching only the last ``K`` tricks of a deal (heuristic before)
 ``...:search``  ``pimc:N:search``, ``pimc:N:K:search``: the declarations (questions, point) decided
               by sampled worlds too (:mod:`agents.declaration_search`), not by the heuristic
+``...:infer``   ``pimc:N:infer`` (after ``:search`` if both): sampled worlds weighed by how likely
+              the shipped champion finds the opponent's plays (:mod:`agents.inference`; two
+              players, needs torch)
 ``neural:P``  a trained policy loaded from checkpoint ``P`` (needs torch and ``train``)
 ``champion``  the policy shipped for the rules played (:mod:`agents.champions`; needs torch)
 ``human``     a person at the terminal (:mod:`agents.human`)
@@ -50,7 +53,8 @@ class AgentError(ValueError):
 
 
 AGENT_KINDS = ("random", "heuristic", "pimc", "neural", "champion", "human")
-AGENT_FORMS = "random, heuristic, pimc, pimc:N, pimc:N:K, pimc:N[:K]:search, neural:PATH, champion, human"
+AGENT_FORMS = ("random, heuristic, pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer], neural:PATH, champion, "
+               "human")
 """Every spec :func:`make_agent` builds, as the error messages list them."""
 MAX_SAMPLES = 10_000
 """Most ``pimc:N`` samples: each is a double-dummy search of every card, so more would make a
@@ -105,8 +109,16 @@ def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: i
     if kind == "pimc":
         from .pimc import DEFAULT_SAMPLES, PIMCAgent
 
-        samples, horizon, declarations = (DEFAULT_SAMPLES, 12, "heuristic") if not colon else _pimc_numbers(arg, spec)
-        return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon, declarations=declarations)
+        samples, horizon, declarations, infer = ((DEFAULT_SAMPLES, 12, "heuristic", False) if not colon
+                                                 else _pimc_numbers(arg, spec))
+        model = None
+        if infer:
+            if rules.players != 2:
+                raise AgentError(f"bad agent {spec!r}: 'infer' weighs worlds by the opponent's plays, which needs "
+                                 f"two players; {rules.preset} has {rules.players}")
+            model = _make_champion(rules, spec)
+        return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon, declarations=declarations,
+                         infer=model)
     if kind == "champion":
         return _make_champion(rules, spec)
     if not arg.strip():
@@ -115,13 +127,18 @@ def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: i
     return _make_neural(arg, rules, spec)
 
 
-def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str]:
-    """``N``, ``N:K``, ``N:search`` or ``N:K:search`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES
-    samples, 1 <= K <= 12 tricks, and who answers the declarations (``search`` or the heuristic)."""
+def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str, bool]:
+    """``N[:K][:search][:infer]`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES samples, 1 <= K <= 12
+    tricks, who answers the declarations (``search`` or the heuristic), and whether the worlds are
+    weighed by the champion's likelihood of the opponent's plays (``infer``)."""
     parts = arg.split(":")
-    allowed = (f"pimc:N[:K][:search] takes N samples from 1 to {MAX_SAMPLES}, optionally K tricks searched from 1 "
-               f"to 12, and optionally 'search' for declarations decided by search, e.g. pimc:16, pimc:16:9 or "
-               f"pimc:16:search (allowed agents: {AGENT_FORMS})")
+    allowed = (f"pimc:N[:K][:search][:infer] takes N samples from 1 to {MAX_SAMPLES}, optionally K tricks searched "
+               f"from 1 to 12, 'search' for declarations decided by search and 'infer' for worlds weighed by the "
+               f"opponent's plays, e.g. pimc:16, pimc:16:9, pimc:16:search or pimc:16:infer (allowed agents: "
+               f"{AGENT_FORMS})")
+    infer = len(parts) > 1 and parts[-1] == "infer"
+    if infer:
+        parts = parts[:-1]
     declarations = "heuristic"
     if len(parts) > 1 and parts[-1] == "search":
         parts, declarations = parts[:-1], "search"
@@ -131,7 +148,7 @@ def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str]:
     horizon = int(parts[1]) if len(parts) == 2 else 12
     if not 1 <= samples <= MAX_SAMPLES or not 1 <= horizon <= 12:
         raise AgentError(f"bad agent {spec!r}: {allowed}")
-    return samples, horizon, declarations
+    return samples, horizon, declarations, infer
 
 
 def _make_neural(path: str, rules: Rules, spec: str) -> Agent:

@@ -41,6 +41,20 @@ class PolicyAgent:
             rng = np.random.default_rng()
         return sample_actions(logits, rng, greedy=self.greedy).astype(np.int64)
 
+    @torch.no_grad()
+    def log_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(B, 43)`` log-probabilities of the policy's distribution over the legal actions
+        (``-inf`` for the others), greedy or not: how likely it finds each play, which is what an
+        opponent model needs (:mod:`agents.inference`)."""
+        obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE)
+        mask = np.asarray(mask, dtype=bool).reshape(len(obs), -1)
+        was_training = self.policy.training
+        self.policy.eval()
+        logits = self.policy(torch.from_numpy(obs).to(self.device), torch.from_numpy(mask).to(self.device))
+        self.policy.train(was_training)
+        out = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
+        return np.where(mask, out, -np.inf)
+
 
 class NeuralAgent(PolicyAgent):
     """The policy of ``path``, a training checkpoint or an exported policy file (:mod:`train.export`);

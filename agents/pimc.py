@@ -38,7 +38,7 @@ import numpy as np
 from imperiale_env.cards import NUM_CARDS
 from imperiale_env.rules import Rules, resolve_rules
 
-from . import declaration_search
+from . import declaration_search, inference
 from .compiled_solver import CompiledSolver
 from .heuristic import HeuristicAgent, play_scores
 from .solver import Solver
@@ -225,23 +225,39 @@ def world_values(worlds: np.ndarray, rules: Rules, trump: int, pos: tuple, solve
 
 
 def search_job(obs: np.ndarray, legal: np.ndarray, rules: Rules, samples: int, seed: int, solver: str = "compiled",
-               threads: int = 1) -> tuple:
+               threads: int = 1, worlds: np.ndarray | None = None) -> tuple:
     """The job of :func:`search_row` for one observation row ``(1, OBS_SIZE)`` and its action mask,
     as :class:`PIMCAgent` builds it (search-guided training labels positions with it)."""
     v = decode(obs)
     pref = play_scores(rules, v, legal[None, :NUM_CARDS])[0]
-    return v, legal, pref, rules, samples, seed, solver, threads
+    return v, legal, pref, rules, samples, seed, solver, threads, worlds
+
+
+def weighted_worlds(rules: Rules, obs: np.ndarray, v: View, deal: inference.DealSoFar | None, seed: int, samples: int,
+                    model, candidates: int = inference.CANDIDATES_PER_SAMPLE,
+                    uniform_share: float = inference.UNIFORM_SHARE) -> np.ndarray:
+    """``samples`` worlds for the observation row ``obs`` (``v``: its decoded view, one row), drawn
+    from ``candidates * samples`` consistent ones by the likelihood the opponent model ``model`` (a
+    :class:`agents.neural.PolicyAgent`) gives the opponent's plays of the deal (:mod:`agents.inference`);
+    the first ``samples`` candidates, unweighted, when ``deal`` is ``None`` (a trick was missed)."""
+    rng = np.random.default_rng(seed)
+    pool = _sample(v, rules, candidates * samples, rng)
+    if deal is None:
+        return pool[:samples]
+    log_w = inference.play_log_likelihood(rules, obs, v, deal, pool[:, 1], model.log_probs, uniform_share)
+    return pool[inference.resample(log_w, samples, rng)]
 
 
 def search_row(args) -> tuple[int, np.ndarray]:
     """One searched decision: ``(view row, legal cards, the heuristic's scores of the cards, rules,
-    samples, seed, solver, threads)`` -> the card, and the mean value of every card over the
+    samples, seed, solver, threads, worlds)`` -> the card, and the mean value of every card over the
     sampled deals, ``(36,)`` (NaN for the illegal ones): the soft targets search-guided training
-    imitates."""
-    v, legal, pref, rules, samples, seed, solver, threads = args
-    rng = np.random.default_rng(seed)
+    imitates.  ``worlds``: the deals to solve (``(n, 3, 36)`` bool), or ``None`` to draw ``samples``
+    of them with ``seed``."""
+    v, legal, pref, rules, samples, seed, solver, threads, worlds = args
     legal_cards = np.flatnonzero(legal[:NUM_CARDS])
-    worlds = _sample(v, rules, samples, rng)
+    if worlds is None:
+        worlds = _sample(v, rules, samples, np.random.default_rng(seed))
     values = world_values(worlds, rules, int(v.trump[0]), position(v, 0, rules), solver, threads)
     mean = np.where(np.isnan(values), 0.0, values).sum(axis=0) / len(worlds)
     # Best mean value; among equals (within a rounding), the heuristic's preference.
@@ -280,10 +296,18 @@ class PIMCAgent:
     default) or ``python``, the pure-Python oracle (same choices, for tests and benchmarks).
     ``declarations``: ``heuristic`` (the default) or ``search`` (sampled worlds, valued on the
     reference engine: :mod:`agents.declaration_search`).
+
+    ``infer``: an opponent model (a :class:`agents.neural.PolicyAgent`; two players only).  Then
+    each decision draws ``candidates * samples`` worlds, weighs each by how likely the model finds the
+    opponent's plays of the deal with that world's hand, and solves ``samples`` of them drawn by
+    those weights, each play's probability mixed with ``uniform_share`` of a uniform choice
+    (:mod:`agents.inference`; spec ``pimc:N:infer``, the champion as the model).
     """
 
     def __init__(self, rules: Rules | str | dict | None = None, samples: int = DEFAULT_SAMPLES, workers: int = 1,
-                 horizon: int = 12, threads: int = 1, solver: str = "compiled", declarations: str = "heuristic"):
+                 horizon: int = 12, threads: int = 1, solver: str = "compiled", declarations: str = "heuristic",
+                 infer=None, candidates: int = inference.CANDIDATES_PER_SAMPLE,
+                 uniform_share: float = inference.UNIFORM_SHARE):
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r} (allowed: {', '.join(SOLVERS)})")
         if declarations not in DECLARATIONS:
@@ -291,6 +315,12 @@ class PIMCAgent:
         if int(threads) < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         self.rules = resolve_rules(rules)
+        if infer is not None and self.rules.players != 2:
+            raise ValueError(f"weighing worlds by the opponent's plays (infer) needs two players; "
+                             f"{self.rules.name} has {self.rules.players}")
+        self.infer = infer
+        self.candidates, self.uniform_share = int(candidates), float(uniform_share)
+        self.memory = inference.PlayMemory()
         self.samples = int(samples)
         self.workers = int(workers)
         self.horizon = int(horizon)
@@ -298,12 +328,12 @@ class PIMCAgent:
         self.solver = solver
         self.declarations = declarations
         self.name = (f"pimc:{self.samples}" + (f":{self.horizon}" if self.horizon < 12 else "")
-                     + (":search" if declarations == "search" else ""))
+                     + (":search" if declarations == "search" else "") + (":infer" if infer is not None else ""))
         self.heuristic = HeuristicAgent(self.rules)
         self._pool = None
 
     def reset(self) -> None:
-        pass
+        self.memory.clear()
 
     def close(self) -> None:
         """Stop the worker processes (at once: work still queued after a Ctrl-C is dropped)."""
@@ -322,6 +352,8 @@ class PIMCAgent:
         mask = np.asarray(mask, dtype=bool)
         obs = np.atleast_2d(obs)
         v = decode(obs)
+        if self.infer is not None:  # every card decision is remembered, forced or not
+            deals = {int(r): self.memory.record(obs[r], v, int(r)) for r in np.flatnonzero(v.phase == 2)}
         choice = np.flatnonzero((v.phase == 2) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
         seeds = rng.integers(0, 2**63, size=len(choice)) if len(choice) else np.zeros(0, dtype=np.int64)
         near = 12 - v.tricks_played[choice] <= self.horizon
@@ -341,7 +373,10 @@ class PIMCAgent:
             return out
         # The heuristic's card scores break ties between cards of equal value.
         pref = play_scores(self.rules, _rows(v, rows), mask[rows, :NUM_CARDS])
-        jobs = [(_rows(v, [r]), mask[r], pref[k], self.rules, self.samples, int(s), self.solver, self.threads)
+        jobs = [(_rows(v, [r]), mask[r], pref[k], self.rules, self.samples, int(s), self.solver, self.threads,
+                 None if self.infer is None else
+                 weighted_worlds(self.rules, obs[r], _rows(v, [r]), deals[int(r)], int(s), self.samples, self.infer,
+                                 self.candidates, self.uniform_share))
                 for k, (r, s) in enumerate(zip(rows, seeds, strict=True))]
         if self.workers > 1 and len(jobs) > 1:
             if self._pool is None:
@@ -356,4 +391,4 @@ class PIMCAgent:
 
 
 __all__ = ["DECLARATIONS", "DEFAULT_SAMPLES", "SOLVERS", "PIMCAgent", "position", "sample_worlds", "search_job",
-           "search_row", "solve_row", "world_values"]
+           "search_row", "solve_row", "weighted_worlds", "world_values"]

@@ -410,9 +410,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = add("eval", "play a duplicate round-robin tournament between agents", _cmd_eval)
     evaluate.add_argument(
         "--agents", default="random,heuristic", metavar="A,B,...",
-        help="comma-separated agent specs: random, heuristic, pimc, pimc:N, pimc:N:K, pimc:N[:K]:search, neural:PATH, "
-        "champion "
-        "(default random,heuristic)",
+        help="comma-separated agent specs: random, heuristic, pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer], "
+        "neural:PATH, champion (default random,heuristic)",
     )
     groups = _count(MIN_GROUPS, MAX_GROUPS, "the number of duplicate seed groups")
     evaluate.add_argument(

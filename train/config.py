@@ -72,6 +72,8 @@ class TrainConfig:
     imitation_lr: float = _key(1e-3, "Adam learning rate of the imitation", 0.0, 1.0, open_low=True)
     imitation_temperature: float = _key(1.0, "target softmax(card value / T) over pimc's mean card values (points); "
                                         "0: pimc's card alone", 0.0, 1000.0)
+    imitation_infer: bool = _key(False, "label with pimc:N:infer: worlds weighed by how likely the shipped champion "
+                                 "finds the opponent's plays (two-player presets with a champion)")
     imitation_workers: int = _key(0, "processes solving the labels; 0: every core this process may use (same labels "
                                   "whatever the count)", 0, 1024)
     # Opponents: fixed agents, then the pool of past snapshots.
@@ -158,6 +160,12 @@ class TrainConfig:
              "0 without train_opponents (give train_opponents=SPEC,... to play against fixed agents)")
         need(not self.train_opponents or self.rollout_workers == 0, "train_opponents",
              "none with rollout_workers (the fixed agents play in this process only)")
+        if self.imitation_infer and self.imitation_rounds:
+            from agents.champions import champion_presets
+
+            need(self.rules in champion_presets() and self.make_rules().players == 2, "imitation_infer",
+                 f"false for {self.rules}: it needs two players and a shipped champion "
+                 f"(presets with one: {', '.join(champion_presets()) or 'none'})")
         if self.target_imperiales:
             from imperiale_env.rules import RulesError
 

@@ -136,12 +136,16 @@ class SearchPool:
 
 
 def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: SearchPool, *, samples: int,
-                single_deal: bool = True, perfect: bool = False, reward_scale: float = 1.0, bar=None) -> Labels:
+                single_deal: bool = True, perfect: bool = False, reward_scale: float = 1.0, infer=None,
+                bar=None) -> Labels:
     """Play ``games`` games (deals with ``single_deal``) side by side, ``pimc:samples`` at the cards
     and the heuristic at the declarations, and label every decision that had a choice (the module
-    docstring says how).  ``bar``: a progress bar advanced by one per game that ends."""
+    docstring says how).  ``infer``: an opponent model; then the searches are ``pimc:samples:infer``'s,
+    on worlds weighed by the model's likelihood of the opponent's plays (:mod:`agents.inference`).
+    ``bar``: a progress bar advanced by one per game that ends."""
     from agents.heuristic import HeuristicAgent
-    from agents.pimc import search_job
+    from agents.inference import PlayMemory
+    from agents.pimc import search_job, weighted_worlds
     from agents.view import decode
 
     heuristic = HeuristicAgent(rules)
@@ -149,6 +153,7 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
     bg.reset(int(rng.integers(2**63)))
     rewards_of = np.zeros((games, rules.players), dtype=np.float32)
     parts: list[tuple] = []  # per step: obs, mask, hidden, values, action, game, seat
+    memory = PlayMemory()
     while not bg.done.all():
         live = np.flatnonzero(~bg.done)
         obs = bg.observe()[live]
@@ -156,9 +161,15 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
         seat = bg.current_player[live].copy()
         action = heuristic.act(obs, mask)
         values = np.full((len(live), NUM_CARDS), np.nan, dtype=np.float32)
-        cards = np.flatnonzero((decode(obs).phase == PLAY_PHASE) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
+        v = decode(obs)
+        cards = np.flatnonzero((v.phase == PLAY_PHASE) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
         seeds = rng.integers(0, 2**63, size=len(cards))
-        jobs = [search_job(obs[r : r + 1], mask[r], rules, samples, int(s)) for r, s in zip(cards, seeds, strict=True)]
+        deals = ({int(r): memory.record(obs[r], v, int(r)) for r in np.flatnonzero(v.phase == PLAY_PHASE)}
+                 if infer is not None else {})
+        jobs = [search_job(obs[r : r + 1], mask[r], rules, samples, int(s), worlds=None if infer is None else
+                           weighted_worlds(rules, obs[r], decode(obs[r : r + 1]), deals[int(r)], int(s), samples,
+                                           infer))
+                for r, s in zip(cards, seeds, strict=True)]
         for r, (card, mean) in zip(cards, pool.map(jobs), strict=True):
             action[r], values[r] = card, mean
         keep = np.flatnonzero(mask.sum(axis=1) > 1)

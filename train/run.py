@@ -372,8 +372,13 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     start = time.perf_counter()
     search_pool = None
     try:
+        infer = None
         if imitation_round < cfg.imitation_rounds:
             search_pool = SearchPool(worker_count(cfg.imitation_workers))
+            if cfg.imitation_infer:
+                from agents.base import make_agent
+
+                infer = make_agent("champion", rules)
         while imitation_round < cfg.imitation_rounds:
             if stop_after is not None and done_here >= stop_after:
                 break
@@ -388,7 +393,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             try:
                 new = label_deals(rules, cfg.imitation_games, rng, search_pool, samples=cfg.imitation_samples,
                                   single_deal=cfg.single_deal, perfect=cfg.critic == "perfect",
-                                  reward_scale=cfg.reward_scale, bar=round_bar)
+                                  reward_scale=cfg.reward_scale, infer=infer, bar=round_bar)
             finally:
                 if round_bar is not None:
                     round_bar.close()
