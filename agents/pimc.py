@@ -27,6 +27,11 @@ the agent plays the card of best mean value, ties broken by the heuristic.  A fo
 legal card) is the heuristic's, and so is every decision that is not a card to play
 (questions, point) unless ``declarations="search"`` (spec ``pimc:N:search``): then those are
 decided by sampled worlds too (:mod:`agents.declaration_search`).
+
+With an opponent model (``infer``, spec ``pimc:N:infer``; two players) the worlds are not
+uniform among the consistent ones: :func:`weighted_worlds` draws several times more and keeps
+``N`` of them by how likely the model finds the opponent's plays of the deal with each world's
+hand (:mod:`agents.inference`).
 """
 
 from __future__ import annotations
