@@ -116,7 +116,11 @@ def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: i
             if rules.players != 2:
                 raise AgentError(f"bad agent {spec!r}: 'infer' weighs worlds by the opponent's plays, which needs "
                                  f"two players; {rules.preset} has {rules.players}")
-            model = _make_champion(rules, spec)
+            try:
+                model = _make_champion(rules, spec)
+            except AgentError as exc:
+                raise AgentError(f"bad agent {spec!r}: 'infer' models the opponent with the shipped champion, "
+                                 f"and {exc}") from None
         return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon, declarations=declarations,
                          infer=model)
     if kind == "champion":
