@@ -147,8 +147,8 @@ def test_infer_spec_plays_legally_and_reproducibly():
     assert agent.name == "pimc:4:infer"
     assert make_agent("pimc:4:9:search:infer", rules).name == "pimc:4:9:search:infer"
     runs = []
-    for _ in range(2):
-        agent.reset()
+    for workers in (1, 2):
+        agent = make_agent("pimc:4:infer", rules, workers=workers)
         bg = BatchGame(rules, 3, single_deal=True)
         bg.reset(np.arange(3) + 40)
         rng = np.random.default_rng(1)
@@ -161,7 +161,8 @@ def test_infer_spec_plays_legally_and_reproducibly():
             chosen.append(a[live].copy())
             bg.step(np.where(live, a, 0))
         runs.append(np.concatenate(chosen))
-    assert np.array_equal(*runs)
+        agent.close()
+    assert np.array_equal(*runs)  # the same games whatever the worker count
 
 
 @pytest.mark.parametrize("spec, words", [("pimc:4:infer:search", "pimc:N[:K][:search][:infer]"),
