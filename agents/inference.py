@@ -85,6 +85,11 @@ class PlayMemory:
     def clear(self) -> None:
         self._deals.clear()
 
+    def record_plays(self, obs: np.ndarray, v: View) -> dict[int, DealSoFar | None]:
+        """:meth:`record` every card decision of a batch (``obs`` and its decoded ``v``), forced or
+        not, so that no trick is missed: row -> what is known of its deal."""
+        return {int(r): self.record(obs[r], v, int(r)) for r in np.flatnonzero(v.phase == PHASES.index("play"))}
+
     def record(self, obs: np.ndarray, v: View, row: int) -> DealSoFar | None:
         """Record the card decision of row ``row`` (``obs``: its observation row, ``v``: the decoded
         batch) and return what is known of the deal so far (``None`` if a trick was missed).  Call it
@@ -222,8 +227,9 @@ def their_decisions(rules: Rules, obs: np.ndarray, v: View, deal: DealSoFar,
         later |= 1 << d.card
         obs_rows[i] = _decision_rows(base, deal, d, trump)
         for w, hand_now in enumerate(now):
-            hands[i, w] = hand_now | later
-            legal[i, w] = legal_cards_one(rules, hand_now | later, trump, d.led, d.led, d.trick == 0)
+            hand = hand_now | later
+            hands[i, w] = hand
+            legal[i, w] = legal_cards_one(rules, hand, trump, d.led, d.led, d.trick == 0)
     card_bit = np.uint64(1) << np.arange(NUM_CARDS, dtype=np.uint64)
     obs_rows[..., OFFSETS["hand"]] = (hands[..., None] & card_bit) != 0
     masks = np.zeros((k, m, NUM_ACTIONS), dtype=bool)

@@ -25,35 +25,33 @@ class PolicyAgent:
         pass
 
     @torch.no_grad()
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
-        from train.model import sample_actions
-
+    def _logits(self, obs: np.ndarray, mask: np.ndarray) -> tuple[torch.Tensor, np.ndarray]:
+        """The masked logits of a batch (in evaluation mode, the module's mode restored after), and
+        the mask as a ``(B, 43)`` bool array."""
         obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE)
         mask = np.asarray(mask, dtype=bool).reshape(len(obs), -1)
-        if not len(obs):
-            return np.zeros(0, dtype=np.int64)
         was_training = self.policy.training
         self.policy.eval()
         logits = self.policy(torch.from_numpy(obs).to(self.device), torch.from_numpy(mask).to(self.device))
         self.policy.train(was_training)
-        logits = logits.float().cpu().numpy()
+        return logits.float(), mask
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        from train.model import sample_actions
+
+        if not len(np.asarray(obs).reshape(-1, OBS_SIZE)):
+            return np.zeros(0, dtype=np.int64)
+        logits, _ = self._logits(obs, mask)
         if not self.greedy and rng is None:
             rng = np.random.default_rng()
-        return sample_actions(logits, rng, greedy=self.greedy).astype(np.int64)
+        return sample_actions(logits.cpu().numpy(), rng, greedy=self.greedy).astype(np.int64)
 
-    @torch.no_grad()
     def log_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(B, 43)`` log-probabilities of the policy's distribution over the legal actions
         (``-inf`` for the others), greedy or not: how likely it finds each play, which is what an
         opponent model needs (:mod:`agents.inference`)."""
-        obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE)
-        mask = np.asarray(mask, dtype=bool).reshape(len(obs), -1)
-        was_training = self.policy.training
-        self.policy.eval()
-        logits = self.policy(torch.from_numpy(obs).to(self.device), torch.from_numpy(mask).to(self.device))
-        self.policy.train(was_training)
-        out = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
-        return np.where(mask, out, -np.inf)
+        logits, mask = self._logits(obs, mask)
+        return np.where(mask, torch.log_softmax(logits, dim=-1).cpu().numpy(), -np.inf)
 
 
 class NeuralAgent(PolicyAgent):

@@ -357,8 +357,8 @@ class PIMCAgent:
         mask = np.asarray(mask, dtype=bool)
         obs = np.atleast_2d(obs)
         v = decode(obs)
-        if self.infer is not None:  # every card decision is remembered, forced or not
-            deals = {int(r): self.memory.record(obs[r], v, int(r)) for r in np.flatnonzero(v.phase == 2)}
+        if self.infer is not None:
+            deals = self.memory.record_plays(obs, v)
         choice = np.flatnonzero((v.phase == 2) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
         seeds = rng.integers(0, 2**63, size=len(choice)) if len(choice) else np.zeros(0, dtype=np.int64)
         near = 12 - v.tricks_played[choice] <= self.horizon
@@ -378,11 +378,13 @@ class PIMCAgent:
             return out
         # The heuristic's card scores break ties between cards of equal value.
         pref = play_scores(self.rules, _rows(v, rows), mask[rows, :NUM_CARDS])
-        jobs = [(_rows(v, [r]), mask[r], pref[k], self.rules, self.samples, int(s), self.solver, self.threads,
-                 None if self.infer is None else
-                 weighted_worlds(self.rules, obs[r], _rows(v, [r]), deals[int(r)], int(s), self.samples, self.infer,
-                                 self.candidates, self.uniform_share))
-                for k, (r, s) in enumerate(zip(rows, seeds, strict=True))]
+        jobs = []
+        for k, (r, s) in enumerate(zip(rows, seeds, strict=True)):
+            row = _rows(v, [r])
+            worlds = None if self.infer is None else weighted_worlds(
+                self.rules, obs[r], row, deals[int(r)], int(s), self.samples, self.infer, self.candidates,
+                self.uniform_share)
+            jobs.append((row, mask[r], pref[k], self.rules, self.samples, int(s), self.solver, self.threads, worlds))
         if self.workers > 1 and len(jobs) > 1:
             if self._pool is None:
                 import multiprocessing as mp

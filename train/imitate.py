@@ -164,8 +164,7 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
         v = decode(obs)
         cards = np.flatnonzero((v.phase == PLAY_PHASE) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
         seeds = rng.integers(0, 2**63, size=len(cards))
-        deals = ({int(r): memory.record(obs[r], v, int(r)) for r in np.flatnonzero(v.phase == PLAY_PHASE)}
-                 if infer is not None else {})
+        deals = memory.record_plays(obs, v) if infer is not None else {}
         jobs = [search_job(obs[r : r + 1], mask[r], rules, samples, int(s), worlds=None if infer is None else
                            weighted_worlds(rules, obs[r], decode(obs[r : r + 1]), deals[int(r)], int(s), samples,
                                            infer))
