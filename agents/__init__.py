@@ -1,28 +1,28 @@
 """Agents that play L'Impériale: rule-based baselines and learned policies, behind one interface
 used by the environments, tournaments and interactive play.
 
-- :mod:`agents.base`: the :class:`~agents.base.Agent` protocol (batched ``act(obs, mask, rng)``)
-  and :func:`~agents.base.make_agent` (``random``, ``heuristic``, ``pimc[:N[:K]]``, ``neural:PATH``,
+- :mod:`imperiale_agents.base`: the :class:`~imperiale_agents.base.Agent` protocol (batched ``act(obs, mask, rng)``)
+  and :func:`~imperiale_agents.base.make_agent` (``random``, ``heuristic``, ``pimc[:N[:K]]``, ``neural:PATH``,
   ``champion``);
-- :mod:`agents.champions`: the trained policies shipped in the package, one per preset that has
+- :mod:`imperiale_agents.champions`: the trained policies shipped in the package, one per preset that has
   one (:func:`champion`);
-- :mod:`agents.random_agent`, :mod:`agents.heuristic`: the baselines;
-- :mod:`agents.solver`, :mod:`agents.compiled_solver`, :mod:`agents.pimc`: the exact play-out
+- :mod:`imperiale_agents.random_agent`, :mod:`imperiale_agents.heuristic`: the baselines;
+- :mod:`imperiale_agents.solver`, :mod:`imperiale_agents.compiled_solver`, :mod:`imperiale_agents.pimc`: the exact play-out
   solver (pure Python, compiled) and Perfect Information Monte Carlo over sampled deals;
-  :mod:`agents.declaration_search`: its declarations by sampled deals (``pimc:N:search``);
-- :mod:`agents.view`: decoding the observation vector;
-- :mod:`agents.tournament`: duplicate round robins (``imperiale eval``).
+  :mod:`imperiale_agents.declaration_search`: its declarations by sampled deals (``pimc:N:search``);
+- :mod:`imperiale_agents.view`: decoding the observation vector;
+- :mod:`imperiale_agents.tournament`: duplicate round robins (``imperiale eval``).
 """
 
 
 def champion(rules=None):
-    """The shipped champion of ``rules`` (a preset name, :class:`~imperiale_env.rules.Rules` or
+    """The shipped champion of ``rules`` (a preset name, :class:`~imperiale_env.core.rules.Rules` or
     dict; default ``academie``): ``make_agent("champion", rules)``, a greedy trained policy.
-    A preset without a champion raises :class:`~agents.base.AgentError` naming those with one.
+    A preset without a champion raises :class:`~imperiale_agents.base.AgentError` naming those with one.
     Needs torch.  It is also the opponent to give the single-agent environment::
 
         env = gymnasium.make("Imperiale-v0", rules="academie", opponent=agents.champion("academie"))
     """
-    from .base import make_agent
+    from imperiale_agents.base import make_agent
 
     return make_agent("champion", rules)

@@ -5,12 +5,12 @@ impériale 24) for the acting player, as a difference: his gain minus the mean g
 others over the rest of the deal.
 
 * ``solver`` (double dummy): every hand is known.  A card's value is the exact alpha-beta
-  value of the rest of the play (the compiled :class:`agents.compiled_solver.CompiledSolver`,
-  equal to the pure-Python :class:`agents.solver.Solver` that values the declarations'
+  value of the rest of the play (the compiled :class:`imperiale_agents.compiled_solver.CompiledSolver`,
+  equal to the pure-Python :class:`imperiale_agents.solver.Solver` that values the declarations'
   playouts: honours captured and the trick score; wipes, the target and the fallen impériale
   are not part of it).
 * ``pimc``: only what the acting player knows.  Deals of the hidden cards are sampled from his
-  observation (:func:`agents.pimc.sample_worlds`, which never sees the engine) and each is
+  observation (:func:`imperiale_agents.pimc.sample_worlds`, which never sees the engine) and each is
   solved as above; the value is the mean over the samples.
 
 A declaration (show or hide, the point or sink) is valued by playing it in the deal (the
@@ -40,19 +40,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from imperiale_agents.compiled_solver import CompiledSolver
+from imperiale_agents.pimc import position, sample_worlds, world_values
+from imperiale_agents.solver import INF, Solver
+from imperiale_agents.view import decode
 
-from imperiale_env import actions as act
-from imperiale_env.actions import action_to_record
-from imperiale_env.cards import card_code
-from imperiale_env.game import Deal, Decision, Game
-from imperiale_env.records import game_from_record, replay_record
-from imperiale_env.rules import Rules
-from imperiale_env.twin import Twin
-
-from .compiled_solver import CompiledSolver
-from .pimc import position, sample_worlds, world_values
-from .solver import INF, Solver
-from .view import decode
+from imperiale_env.core import actions as act
+from imperiale_env.core.actions import action_to_record
+from imperiale_env.core.cards import card_code
+from imperiale_env.core.rules import Rules
+from imperiale_env.records.game_records import game_from_record, replay_record
+from imperiale_env.reference.game import Deal, Decision, Game
+from imperiale_env.reference.twin import Twin
 
 FORMAT = "imperiale-analysis/1"
 DEFAULT_SAMPLES = 8

@@ -11,18 +11,18 @@ Specs understood by :func:`make_agent`:
 
 ============  ==============================================================
 ``random``    uniform over the legal actions
-``heuristic`` the rule-based player of :mod:`agents.heuristic`
-``pimc``      Perfect Information Monte Carlo (:mod:`agents.pimc`), 16 samples
+``heuristic`` the rule-based player of :mod:`imperiale_agents.heuristic`
+``pimc``      Perfect Information Monte Carlo (:mod:`imperiale_agents.pimc`), 16 samples
 ``pimc:N``    the same with ``N`` sampled deals per decision
 ``pimc:N:K``  ``N`` samples, searching only the last ``K`` tricks of a deal (heuristic before)
 ``...:search``  ``pimc:N:search``, ``pimc:N:K:search``: the declarations (questions, point) decided
-              by sampled worlds too (:mod:`agents.declaration_search`), not by the heuristic
+              by sampled worlds too (:mod:`imperiale_agents.declaration_search`), not by the heuristic
 ``...:infer``   ``pimc:N:infer`` (after ``:search`` if both): sampled worlds weighed by how likely
-              the shipped champion finds the opponent's plays (:mod:`agents.inference`; two
+              the shipped champion finds the opponent's plays (:mod:`imperiale_agents.inference`; two
               players, needs torch)
 ``neural:P``  a trained policy loaded from checkpoint ``P`` (needs torch and ``train``)
-``champion``  the policy shipped for the rules played (:mod:`agents.champions`; needs torch)
-``human``     a person at the terminal (:mod:`agents.human`)
+``champion``  the policy shipped for the rules played (:mod:`imperiale_agents.champions`; needs torch)
+``human``     a person at the terminal (:mod:`imperiale_agents.human`)
 ============  ==============================================================
 """
 
@@ -32,7 +32,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from imperiale_env.rules import Rules, resolve_rules
+from imperiale_env.core.rules import Rules, resolve_rules
 
 
 @runtime_checkable
@@ -95,19 +95,19 @@ def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: i
     if colon and kind in ("random", "heuristic", "champion", "human"):
         raise AgentError(f"the {kind} agent takes no ':' suffix, got {spec!r} (allowed: {AGENT_FORMS})")
     if kind == "random":
-        from .random_agent import RandomAgent
+        from imperiale_agents.random_agent import RandomAgent
 
         return RandomAgent()
     if kind == "heuristic":
-        from .heuristic import HeuristicAgent
+        from imperiale_agents.heuristic import HeuristicAgent
 
         return HeuristicAgent(rules)
     if kind == "human":
-        from .human import HumanAgent
+        from imperiale_agents.human import HumanAgent
 
         return HumanAgent()
     if kind == "pimc":
-        from .pimc import DEFAULT_SAMPLES, PIMCAgent
+        from imperiale_agents.pimc import DEFAULT_SAMPLES, PIMCAgent
 
         samples, horizon, declarations, infer = ((DEFAULT_SAMPLES, 12, "heuristic", False) if not colon
                                                  else _pimc_numbers(arg, spec))
@@ -158,7 +158,7 @@ def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str, bool]:
 def _make_neural(path: str, rules: Rules, spec: str) -> Agent:
     """Load the policy of checkpoint ``path``: the file is checked first (a missing file, a folder
     or a pipe is named as such), and any failure of the loader becomes an :class:`AgentError`."""
-    from imperiale_env.inputs import InputError, input_file
+    from imperiale_env.core.inputs import InputError, input_file
 
     try:
         input_file(path, "checkpoint")
@@ -168,9 +168,8 @@ def _make_neural(path: str, rules: Rules, spec: str) -> Agent:
         import torch  # noqa: F401
     except ModuleNotFoundError:
         raise AgentError(f"{spec}: the neural agent needs torch (pip install -e '.[train]')") from None
-    from train.checkpoint import CheckpointError
-
-    from .neural import NeuralAgent
+    from imperiale_agents.neural import NeuralAgent
+    from imperiale_train.checkpoint import CheckpointError
 
     try:
         return NeuralAgent(path, rules=rules)
@@ -181,9 +180,9 @@ def _make_neural(path: str, rules: Rules, spec: str) -> Agent:
 
 
 def _make_champion(rules: Rules, spec: str) -> Agent:
-    """The champion shipped for the preset of ``rules`` (:mod:`agents.champions`), loaded as a
+    """The champion shipped for the preset of ``rules`` (:mod:`imperiale_agents.champions`), loaded as a
     neural policy; a preset without one is an :class:`AgentError` naming those that have one."""
-    from .champions import champion_path, champion_presets
+    from imperiale_agents.champions import champion_path, champion_presets
 
     path = champion_path(rules.preset)
     if path is None:

@@ -1,7 +1,7 @@
-"""The exact perfect-information solver of :mod:`agents.solver`, compiled with numba.
+"""The exact perfect-information solver of :mod:`imperiale_agents.solver`, compiled with numba.
 
 Same positions, same values, same interface (:class:`CompiledSolver` ``.move_values``); the
-pure-Python :class:`agents.solver.Solver` stays as the oracle the tests compare it with.  The
+pure-Python :class:`imperiale_agents.solver.Solver` stays as the oracle the tests compare it with.  The
 search is the same alpha-beta over cards (the solving seat maximises, the others minimise:
 *paranoid* with three players), on the shared rule kernels of :mod:`imperiale_env.kernels`,
 with
@@ -32,14 +32,13 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from imperiale_agents.solver import trick_score
 from numba import njit, prange
 
-from imperiale_env.cards import NUM_CARDS, NUM_RANKS
-from imperiale_env.kernels.cards import BIT, ONE, STRONGER, SUIT_MASK, ZERO, card_count, lowest_card
-from imperiale_env.kernels.play import beats, legal_plays
-from imperiale_env.rules import Rules, rank_index
-
-from .solver import trick_score
+from imperiale_env.core.cards import NUM_CARDS, NUM_RANKS
+from imperiale_env.core.rules import Rules, rank_index
+from imperiale_env.kernels.mask_ops import BIT, ONE, STRONGER, SUIT_MASK, ZERO, card_count, lowest_card
+from imperiale_env.kernels.trick_rules import beats, legal_plays
 
 #: Most transposition table entries per thread (2**TT_BITS): about 1 MiB each 32k entries.
 TT_BITS = 16
@@ -511,7 +510,7 @@ class Positions(NamedTuple):
     @classmethod
     def of(cls, rows) -> Positions:
         """From ``(trump, hands, leader, trick, tricks, played, me)`` tuples (hands and tricks by
-        seat, trick the cards in play order), as :class:`agents.solver.Solver` takes them."""
+        seat, trick the cards in play order), as :class:`imperiale_agents.solver.Solver` takes them."""
         # One table of every number, one row a position: trump, me, leader, played, the trick
         # padded to 3 cards, the hands and the tricks won.
         table = np.array([(r[0], r[6], r[2], r[5], *(tuple(r[3]) + (-1, -1, -1))[:3], *r[1], *r[4]) for r in rows],
@@ -635,7 +634,7 @@ def _solve(rules: Rules, hands: np.ndarray, pos: np.ndarray, threads: int) -> np
 
 class CompiledSolver:
     """Exact play-out values under ``rules`` with trump suit ``trump``; ``me`` is the seat that
-    maximises.  The interface and the values of :class:`agents.solver.Solver`."""
+    maximises.  The interface and the values of :class:`imperiale_agents.solver.Solver`."""
 
     def __init__(self, rules: Rules, trump: int, me: int = 0):
         if not 0 <= trump < 4:
@@ -673,7 +672,7 @@ class CompiledSolver:
     def move_values(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
                     played: int) -> dict[int, float]:
         """Exact value for ``me`` of every legal card of the seat to play:
-        :meth:`agents.solver.Solver.move_values`."""
+        :meth:`imperiale_agents.solver.Solver.move_values`."""
         world = np.array([[int(h) for h in hands]], dtype=np.uint64)
         row = self.values(world, leader, trick, tricks, played)[0]
         return {int(c): float(row[c]) for c in np.flatnonzero(~np.isnan(row))}

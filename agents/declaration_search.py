@@ -1,12 +1,12 @@
-"""Declarations decided by sampled worlds: the ``search`` option of :class:`agents.pimc.PIMCAgent`.
+"""Declarations decided by sampled worlds: the ``search`` option of :class:`imperiale_agents.pimc.PIMCAgent`.
 
 A declaration (show or hide an impériale in hand or carte blanche, show or hide the
 turned-card impériale, declare a point suit or sink) is decided like a card: for each sampled
-deal of the unseen cards (:func:`agents.pimc.sample_worlds`, from the observation alone) and
+deal of the unseen cards (:func:`imperiale_agents.pimc.sample_worlds`, from the observation alone) and
 each legal answer, the value of the deal after it, and the answer of best mean value wins.
 
 The value of an answer in one world is measured on the reference engine
-(:class:`imperiale_env.game.Game`), so no scoring rule is written twice:
+(:class:`imperiale_env.reference.game.Game`), so no scoring rule is written twice:
 
 1. the world's deal is replayed up to the current decision, each earlier decision answered as
    the observation shows it was (an item whose cards that seat revealed was shown, else
@@ -19,7 +19,7 @@ The value of an answer in one world is measured on the reference engine
    deal;
 3. the value is the change of score (24 points an impériale, wipes included) of the acting
    player minus the mean change of the others', plus the exact value of the card play that
-   follows for him (:func:`agents.compiled_solver.solve_positions`, the scale of ``pimc``'s
+   follows for him (:func:`imperiale_agents.compiled_solver.solve_positions`, the scale of ``pimc``'s
    card values).  Where every answer reaches the same position of play in a world, that value
    is the same for each and is left out (no solve needed); it counts where an answer ends the
    deal (a shown carte blanche that ends it, the target reached) or changes the play.
@@ -32,19 +32,18 @@ answers.  Ties (within a rounding) go to the heuristic's answer.
 from __future__ import annotations
 
 import numpy as np
+from imperiale_agents.compiled_solver import Positions, solve_positions
+from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_agents.view import View, deck_mask
 
-from imperiale_env import actions as act
-from imperiale_env.cards import NUM_CARDS
-from imperiale_env.declarations import point_of, turned_imperiale_cards
-from imperiale_env.events import POINTS_PER_IMPERIALE
-from imperiale_env.game import Deal, Decision, Game
-from imperiale_env.observation import OFFSETS, PHASES
-from imperiale_env.observe_reference import observe
-from imperiale_env.rules import Rules
-
-from .compiled_solver import Positions, solve_positions
-from .heuristic import HeuristicAgent
-from .view import View, deck_mask
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import NUM_CARDS
+from imperiale_env.core.declarations import point_of, turned_imperiale_cards
+from imperiale_env.core.events import POINTS_PER_IMPERIALE
+from imperiale_env.core.observation import OFFSETS, PHASES
+from imperiale_env.core.rules import Rules
+from imperiale_env.reference.game import Deal, Decision, Game
+from imperiale_env.reference.observe import observe
 
 #: Most decisions replayed before the current one (every question and point of a deal, a lead).
 MAX_REPLAY = 64
@@ -199,7 +198,7 @@ def choose(values: np.ndarray, legal: list[int], preferred: int) -> int:
 
 def decide(rules: Rules, v: View, obs: np.ndarray, mask: np.ndarray, worlds: np.ndarray) -> int:
     """The answer to the acting player's declaration (``v``, ``obs`` and ``mask`` of one row) by
-    the sampled ``worlds`` (:func:`agents.pimc.sample_worlds`)."""
+    the sampled ``worlds`` (:func:`imperiale_agents.pimc.sample_worlds`)."""
     heuristic = HeuristicAgent(rules)
     preferred = int(heuristic.act(obs[None], mask[None])[0])
     legal = [int(a) for a in np.flatnonzero(mask) if a >= NUM_CARDS]

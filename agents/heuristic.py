@@ -1,7 +1,7 @@
 """A rule-based player written from the game's strategy, vectorised over the batch.
 
 Every decision is a score per legal action, computed for all games at once with numpy from
-the decoded observation (:mod:`agents.view`); the agent plays the legal action of highest score.
+the decoded observation (:mod:`imperiale_agents.view`); the agent plays the legal action of highest score.
 
 * **Questions** (carte blanche, impériales in hand, turned-card impériale): always show.
 * **Point**: the longest suit held, then the highest value; never sinks.
@@ -26,13 +26,7 @@ The heuristic has no randomness: the same observation always gives the same acti
 from __future__ import annotations
 
 import numpy as np
-
-from imperiale_env import actions as act
-from imperiale_env.cards import NUM_CARDS, low_rank
-from imperiale_env.rules import Rules, resolve_rules
-from imperiale_env.tricks import TRICKS_PER_DEAL
-
-from .view import (
+from imperiale_agents.view import (
     CARD_RANK,
     CARD_SUIT,
     POINT_VALUE,
@@ -45,6 +39,11 @@ from .view import (
     honour_mask,
     trick_winner,
 )
+
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import NUM_CARDS, low_rank
+from imperiale_env.core.rules import Rules, resolve_rules
+from imperiale_env.core.tricks import TRICKS_PER_DEAL
 
 NEG = -1e9
 

@@ -1,8 +1,8 @@
 """A person at the terminal, as an agent: the same interface as the bots.
 
-It sees exactly what a bot sees (the observation and the mask, decoded by :mod:`agents.view`)
+It sees exactly what a bot sees (the observation and the mask, decoded by :mod:`imperiale_agents.view`)
 and asks for each decision of the batch in turn, its table drawn in the lines of
-:func:`imperiale_env.render.table_text` (which ``imperiale play`` and the environments draw
+:func:`imperiale_env.envs.render_text.table_text` (which ``imperiale play`` and the environments draw
 in full from the reference engine).  This agent lets a person sit in any place an agent fits
 (a tournament, a Gymnasium opponent, a notebook).
 
@@ -15,14 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from imperiale_agents.view import View, decode
 
-from imperiale_env import actions as act
-from imperiale_env.cards import SUIT_NAMES, SUITS, card_code
-from imperiale_env.moves import read_move
-from imperiale_env.observation import QUESTION_KINDS
-from imperiale_env.render import hand_line
-
-from .view import View, decode
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import SUIT_NAMES, SUITS, card_code
+from imperiale_env.core.moves import read_move
+from imperiale_env.core.observation import QUESTION_KINDS
+from imperiale_env.envs.render_text import hand_line
 
 
 def _cards(flags: np.ndarray) -> str:
@@ -31,7 +30,7 @@ def _cards(flags: np.ndarray) -> str:
 
 def describe(view: View, i: int, legal: list[int] | None = None) -> str:
     """The table as the observation shows it to the player of row ``i``, in the lines of
-    :func:`imperiale_env.render.table_text` (the same hand line, ``legal`` cards marked ``*``);
+    :func:`imperiale_env.envs.render_text.table_text` (the same hand line, ``legal`` cards marked ``*``);
     seats are relative, as in the observation: ``you``, ``seat+1``, ``seat+2``."""
     P = int(view.players[i])
     trump = int(view.trump[i])
@@ -57,7 +56,7 @@ def describe(view: View, i: int, legal: list[int] | None = None) -> str:
 
 
 def parse(text: str, legal: list[int]) -> int | None:
-    """The action a person typed (:func:`imperiale_env.moves.read_move`), if it is one of ``legal``."""
+    """The action a person typed (:func:`imperiale_env.core.moves.read_move`), if it is one of ``legal``."""
     choice = read_move(text, legal)
     return choice if choice in legal else None
 

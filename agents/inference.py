@@ -1,6 +1,6 @@
 """Policy-weighted worlds for PIMC: sampled deals weighed by how likely the opponent's plays were.
 
-Plain PIMC (:mod:`agents.pimc`) draws the opponent's hand uniformly among the hands that agree
+Plain PIMC (:mod:`imperiale_agents.pimc`) draws the opponent's hand uniformly among the hands that agree
 with what is known for sure (his played cards, voids, shown cards, declared point).  But *how*
 he played says more: a player who ducked a trick he could have taken cheaply probably holds no
 cheap winner, and one who followed low while the rules made him beat when he could (``must_beat``)
@@ -22,14 +22,13 @@ from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
+from imperiale_agents.view import CARD_SUIT, View
 
-from imperiale_env.actions import NUM_ACTIONS
-from imperiale_env.cards import NUM_CARDS, NUM_SUITS
-from imperiale_env.observation import OBS_SIZE, OFFSETS, PHASES
-from imperiale_env.rules import Rules
-from imperiale_env.tricks import TRICKS_PER_DEAL, beats_one, legal_cards_one
-
-from .view import CARD_SUIT, View
+from imperiale_env.core.actions import NUM_ACTIONS
+from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS
+from imperiale_env.core.observation import OBS_SIZE, OFFSETS, PHASES
+from imperiale_env.core.rules import Rules
+from imperiale_env.core.tricks import TRICKS_PER_DEAL, beats_one, legal_cards_one
 
 #: A trick of a two-player deal, seats relative to the agent: who led (0 the agent, 1 the
 #: opponent), the agent's card and the opponent's card.

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from imperiale_env.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_SIZE
 
 
 class PolicyAgent:
-    """An in-memory :class:`train.model.Policy` as an :class:`agents.base.Agent`."""
+    """An in-memory :class:`imperiale_train.model.Policy` as an :class:`imperiale_agents.base.Agent`."""
 
     def __init__(self, policy, *, greedy: bool = True, device: str | torch.device = "cpu", name: str = "neural"):
         self.policy, self.greedy, self.name = policy, greedy, name
@@ -37,7 +37,7 @@ class PolicyAgent:
         return logits.float(), mask
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
-        from train.model import sample_actions
+        from imperiale_train.model import sample_actions
 
         if not len(np.asarray(obs).reshape(-1, OBS_SIZE)):
             return np.zeros(0, dtype=np.int64)
@@ -49,21 +49,21 @@ class PolicyAgent:
     def log_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(B, 43)`` log-probabilities of the policy's distribution over the legal actions
         (``-inf`` for the others), greedy or not: how likely it finds each play, which is what an
-        opponent model needs (:mod:`agents.inference`)."""
+        opponent model needs (:mod:`imperiale_agents.inference`)."""
         logits, mask = self._logits(obs, mask)
         return np.where(mask, torch.log_softmax(logits, dim=-1).cpu().numpy(), -np.inf)
 
 
 class NeuralAgent(PolicyAgent):
-    """The policy of ``path``, a training checkpoint or an exported policy file (:mod:`train.export`);
-    raises ``train.checkpoint.CheckpointError`` on a bad file.
+    """The policy of ``path``, a training checkpoint or an exported policy file (:mod:`imperiale_train.export`);
+    raises ``imperiale_train.checkpoint.CheckpointError`` on a bad file.
 
     ``rules``: the rules it will play (optional); ``self.train_rules`` holds the rules record it
     was trained under, ``self.provenance`` how it was trained (seed, iteration, ...).
     """
 
     def __init__(self, path, greedy: bool = True, device: str = "cpu", rules=None):
-        from train.export import load_policy
+        from imperiale_train.export import load_policy
 
         loaded = load_policy(path, map_location=device)
         self.config = loaded.config

@@ -21,17 +21,17 @@ the suits he may still hold.  With three players the unseen cards are dealt to t
 opponents, uniformly among the splits that respect voids and known cards.
 
 Each sampled deal is solved exactly for the rest of the deal by the compiled solver
-(:class:`agents.compiled_solver.CompiledSolver`; ``solver="python"`` uses the pure-Python
-:class:`agents.solver.Solver` instead, the same values far slower: for tests and benchmarks);
+(:class:`imperiale_agents.compiled_solver.CompiledSolver`; ``solver="python"`` uses the pure-Python
+:class:`imperiale_agents.solver.Solver` instead, the same values far slower: for tests and benchmarks);
 the agent plays the card of best mean value, ties broken by the heuristic.  A forced card (one
 legal card) is the heuristic's, and so is every decision that is not a card to play
 (questions, point) unless ``declarations="search"`` (spec ``pimc:N:search``): then those are
-decided by sampled worlds too (:mod:`agents.declaration_search`).
+decided by sampled worlds too (:mod:`imperiale_agents.declaration_search`).
 
 With an opponent model (``infer``, spec ``pimc:N:infer``; two players) the worlds are not
 uniform among the consistent ones: :func:`weighted_worlds` draws several times more and keeps
 ``N`` of them by how likely the model finds the opponent's plays of the deal with each world's
-hand (:mod:`agents.inference`).
+hand (:mod:`imperiale_agents.inference`).
 """
 
 from __future__ import annotations
@@ -39,20 +39,19 @@ from __future__ import annotations
 import signal
 
 import numpy as np
+from imperiale_agents import declaration_search, inference
+from imperiale_agents.compiled_solver import CompiledSolver
+from imperiale_agents.heuristic import HeuristicAgent, play_scores
+from imperiale_agents.solver import Solver
+from imperiale_agents.view import CARD_SUIT, POINT_VALUE, SUIT_ONEHOT, View, deck_mask, decode
 
-from imperiale_env.cards import NUM_CARDS
-from imperiale_env.rules import Rules, resolve_rules
-
-from . import declaration_search, inference
-from .compiled_solver import CompiledSolver
-from .heuristic import HeuristicAgent, play_scores
-from .solver import Solver
-from .view import CARD_SUIT, POINT_VALUE, SUIT_ONEHOT, View, deck_mask, decode
+from imperiale_env.core.cards import NUM_CARDS
+from imperiale_env.core.rules import Rules, resolve_rules
 
 DEFAULT_SAMPLES = 16
 SOLVERS = ("compiled", "python")
 #: Who answers the declarations (questions, point): the heuristic, or a search of sampled worlds
-#: (:mod:`agents.declaration_search`).
+#: (:mod:`imperiale_agents.declaration_search`).
 DECLARATIONS = ("heuristic", "search")
 
 
@@ -243,7 +242,7 @@ def weighted_worlds(rules: Rules, obs: np.ndarray, v: View, deal: inference.Deal
                     uniform_share: float = inference.UNIFORM_SHARE) -> np.ndarray:
     """``samples`` worlds for the observation row ``obs`` (``v``: its decoded view, one row), drawn
     from ``candidates * samples`` consistent ones by the likelihood the opponent model ``model`` (a
-    :class:`agents.neural.PolicyAgent`) gives the opponent's plays of the deal (:mod:`agents.inference`);
+    :class:`imperiale_agents.neural.PolicyAgent`) gives the opponent's plays of the deal (:mod:`imperiale_agents.inference`);
     the first ``samples`` candidates, unweighted, when ``deal`` is ``None`` (a trick was missed)."""
     rng = np.random.default_rng(seed)
     pool = _sample(v, rules, candidates * samples, rng)
@@ -300,13 +299,13 @@ class PIMCAgent:
     exact, so the choice is the same whatever the thread count).  ``solver``: ``compiled`` (the
     default) or ``python``, the pure-Python oracle (same choices, for tests and benchmarks).
     ``declarations``: ``heuristic`` (the default) or ``search`` (sampled worlds, valued on the
-    reference engine: :mod:`agents.declaration_search`).
+    reference engine: :mod:`imperiale_agents.declaration_search`).
 
-    ``infer``: an opponent model (a :class:`agents.neural.PolicyAgent`; two players only).  Then
+    ``infer``: an opponent model (a :class:`imperiale_agents.neural.PolicyAgent`; two players only).  Then
     each decision draws ``candidates * samples`` worlds, weighs each by how likely the model finds the
     opponent's plays of the deal with that world's hand, and solves ``samples`` of them drawn by
     those weights, each play's probability mixed with ``uniform_share`` of a uniform choice
-    (:mod:`agents.inference`; spec ``pimc:N:infer``, the champion as the model).
+    (:mod:`imperiale_agents.inference`; spec ``pimc:N:infer``, the champion as the model).
     """
 
     def __init__(self, rules: Rules | str | dict | None = None, samples: int = DEFAULT_SAMPLES, workers: int = 1,

@@ -1,6 +1,6 @@
 """An exact solver for the rest of a deal's play when every hand is known (perfect information).
 
-Hands are Python ints (bit ``c`` = card ``c``, the numbering of :mod:`imperiale_env.cards`), so
+Hands are Python ints (bit ``c`` = card ``c``, the numbering of :mod:`imperiale_env.core.cards`), so
 that the move generator is a handful of bit operations.  The search is alpha-beta minimax over
 cards (the solving player maximises, the others minimise: with three players this is the
 *paranoid* reduction), with
@@ -22,17 +22,17 @@ the target and the fallen impériale are ignored (a plain difference of points).
 
 The legality is the rules' (docs/rules.md section 4 step 5): must follow, must beat the winning
 card of the led suit, must trump when void, must overtrump a trump if possible (else anything),
-the first lead in trumps where ``first_lead_trump``: :func:`imperiale_env.tricks.legal_cards_one`,
+the first lead in trumps where ``first_lead_trump``: :func:`imperiale_env.core.tricks.legal_cards_one`,
 the batched engine's rule on Python ints (the reference engine's legality, on bitmasks).
 """
 
 from __future__ import annotations
 
-from imperiale_env.cards import NUM_RANKS, NUM_SUITS
-from imperiale_env.events import POINTS_PER_IMPERIALE
-from imperiale_env.rules import Rules, rank_index
-from imperiale_env.tricks import STRONGER_BITS as STRONGER
-from imperiale_env.tricks import SUIT_BITS, TRICKS_PER_DEAL, beats_one, legal_cards_one, trick_points
+from imperiale_env.core.cards import NUM_RANKS, NUM_SUITS
+from imperiale_env.core.events import POINTS_PER_IMPERIALE
+from imperiale_env.core.rules import Rules, rank_index
+from imperiale_env.core.tricks import STRONGER_BITS as STRONGER
+from imperiale_env.core.tricks import SUIT_BITS, TRICKS_PER_DEAL, beats_one, legal_cards_one, trick_points
 
 INF = float("inf")
 EXACT, LOWER, UPPER = 0, 1, 2

@@ -47,16 +47,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from imperiale_agents.base import Agent, check_workers, make_agent, reset_agent
 from tqdm import tqdm
 
 from imperiale_env.batch import BatchGame
-from imperiale_env.events import value_table as event_value_table
-from imperiale_env.inputs import InputError, output_dir
-from imperiale_env.inputs import seed as check_seed
-from imperiale_env.rules import Rules, resolve_rules
-from imperiale_env.shuffle import batch_seeds
-
-from .base import Agent, check_workers, make_agent, reset_agent
+from imperiale_env.core.events import value_table as event_value_table
+from imperiale_env.core.inputs import InputError, output_dir
+from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.rules import Rules, resolve_rules
+from imperiale_env.core.shuffle import batch_seeds
 
 Z95 = 1.959963984540054
 RATING_RESAMPLES = 1000
@@ -661,7 +660,7 @@ OUTPUT_NAMES = {"json": "results.json", "markdown": "results.md", "png": "matrix
 def check_outputs(out: str | Path) -> Path:
     """Check the ``--out`` folder before a tournament: a folder that can be written or made,
     holding none of the result files (an earlier tournament's results are never overwritten).
-    Raises :class:`~imperiale_env.inputs.InputError`."""
+    Raises :class:`~imperiale_env.core.inputs.InputError`."""
     out = output_dir(out, "--out folder")
     found = [name for name in OUTPUT_NAMES.values() if os.path.lexists(out / name)]
     if found:

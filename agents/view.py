@@ -1,4 +1,4 @@
-"""Decoding the documented observation vector (:mod:`imperiale_env.observation`) into arrays.
+"""Decoding the documented observation vector (:mod:`imperiale_env.core.observation`) into arrays.
 
 Everything an agent knows is here, for a batch of ``B`` observations; seats are relative
 (0 = the acting player).  Nothing in this module touches the engine's hidden state.
@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from imperiale_env.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
-from imperiale_env.observation import OFFSETS
-from imperiale_env.tricks import CARD_RANK, CARD_SUIT, SUIT_ONEHOT, TRICKS_PER_DEAL, beats
-from imperiale_env.tricks import CARD_STRENGTH as STRENGTH
-from imperiale_env.tricks import POINT_VALUE_OF_CARD as POINT_VALUE
+from imperiale_env.core.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from imperiale_env.core.observation import OFFSETS
+from imperiale_env.core.tricks import CARD_RANK, CARD_SUIT, SUIT_ONEHOT, TRICKS_PER_DEAL, beats
+from imperiale_env.core.tricks import CARD_STRENGTH as STRENGTH
+from imperiale_env.core.tricks import POINT_VALUE_OF_CARD as POINT_VALUE
 
 # The card tables the agents read, from the module the batched engine plays with.
 __all__ = ["CARD_RANK", "CARD_SUIT", "POINT_VALUE", "STRENGTH", "SUIT_ONEHOT", "View", "decode", "deck_mask",
@@ -92,7 +92,7 @@ def deck_mask(players: np.ndarray) -> np.ndarray:
 
 def honour_mask(rules, trump: np.ndarray) -> np.ndarray:
     """(B, 36) bool: the honours (trump cards of ``rules.honour_ranks``)."""
-    from imperiale_env.rules import rank_index
+    from imperiale_env.core.rules import rank_index
 
     ranks = [rank_index(x, rules.players) for x in rules.honour_ranks]
     is_rank = np.isin(CARD_RANK, ranks)

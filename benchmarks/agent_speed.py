@@ -13,11 +13,11 @@ import argparse
 import time
 
 import numpy as np
+from imperiale_agents.base import make_agent
+from imperiale_agents.view import decode
 
-from agents.base import make_agent
-from agents.view import decode
+from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
-from imperiale_env.differential import random_legal
 
 
 def positions(rules: str, n: int, seed: int = 0):

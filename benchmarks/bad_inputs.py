@@ -113,14 +113,15 @@ class Result:
 
 
 def _documented_types() -> tuple[type[BaseException], ...]:
-    from agents.base import AgentError
-    from imperiale_env.game import IllegalActionError
-    from imperiale_env.records import RecordError
-    from imperiale_env.rules import RulesError
+    from imperiale_agents.base import AgentError
+
+    from imperiale_env.core.rules import RulesError
+    from imperiale_env.records.game_records import RecordError
+    from imperiale_env.reference.game import IllegalActionError
 
     types: list[type[BaseException]] = [AgentError, IllegalActionError, RecordError, RulesError]
     with contextlib.suppress(ImportError):
-        from imperiale_env.inputs import InputError
+        from imperiale_env.core.inputs import InputError
 
         types.append(InputError)
     with contextlib.suppress(ImportError):
@@ -128,8 +129,8 @@ def _documented_types() -> tuple[type[BaseException], ...]:
 
         types.append(PlayError)
     with contextlib.suppress(ImportError):
-        from train.checkpoint import CheckpointError
-        from train.config import ConfigError
+        from imperiale_train.checkpoint import CheckpointError
+        from imperiale_train.config import ConfigError
 
         types += [CheckpointError, ConfigError]
     with contextlib.suppress(ImportError):
@@ -316,8 +317,8 @@ class Scratch:
 
     @staticmethod
     def _valid_record() -> dict[str, Any]:
-        from imperiale_env.game import Game
-        from imperiale_env.records import record_from_game
+        from imperiale_env.records.game_records import record_from_game
+        from imperiale_env.reference.game import Game
 
         game = Game("academie", 0, single_deal=True)
         rng = np.random.default_rng(0)
@@ -328,8 +329,8 @@ class Scratch:
     def checkpoint(self) -> pathlib.Path:
         """The checkpoint of a tiny finished training run (made once, on first use)."""
         if self._checkpoint is None:
-            from train.config import make_config
-            from train.run import train
+            from imperiale_train.config import make_config
+            from imperiale_train.run import train
 
             run_dir = self.root / "base_run"
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -448,7 +449,7 @@ def record_cases(s: Scratch) -> list[Case]:
                       command=["sh", "-c", f"{sys.executable} -m imperiale_cli replay {many} | head -c 100"]))
 
     # Field-level mutations of a valid record, through the library.
-    from imperiale_env.records import game_from_record
+    from imperiale_env.records.game_records import game_from_record
 
     def mutated(name: str, change: Callable[[dict], None], expect: str = "error") -> None:
         record = copy.deepcopy(s.record)
@@ -824,7 +825,7 @@ def bench_cases(s: Scratch) -> list[Case]:
 def rules_cases(s: Scratch) -> list[Case]:
     from dataclasses import fields as dc_fields
 
-    from imperiale_env.rules import Rules, make_rules
+    from imperiale_env.core.rules import Rules, make_rules
 
     area = "rules fields"
     cases: list[Case] = []
@@ -862,11 +863,11 @@ def rules_cases(s: Scratch) -> list[Case]:
     rules("Foster timing under the Académie chronology", declaration_timing="dealer_after_first_lead")
     rules("comparison by number without points", comparison="number")
     cases.append(_sub_code(area, "a game with target 10**15 and turned honour 10**12", (
-        "from imperiale_env.rules import make_rules\nfrom imperiale_env.game import Game\n"
+        "from imperiale_env.core.rules import make_rules\nfrom imperiale_env.reference.game import Game\n"
         "g = Game(make_rules(target_imperiales=10**15, turned_honour_points=10**12), 0)\n"
         "while g.decision is not None:\n    g.step(g.legal_actions()[0])\nprint('played to the end')"),
         expect="error"))
-    from imperiale_env.rules import resolve_rules
+    from imperiale_env.core.rules import resolve_rules
 
     for label, value in (("a list", ["academie"]), ("an int", 5), ("a dict without preset", {"players": 2}),
                          ("a dict with a bad field", {"preset": "academie", "x": 1})):
@@ -1093,7 +1094,7 @@ def batch_cases(s: Scratch) -> list[Case]:
 
 
 def agent_cases(s: Scratch) -> list[Case]:
-    from agents.base import make_agent
+    from imperiale_agents.base import make_agent
 
     area = "agent specs"
     cases: list[Case] = []

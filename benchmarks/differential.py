@@ -7,7 +7,7 @@
 
 Observations of every seat are compared at every decision unless ``--no-observations``
 (that comparison is about two thirds of the time).  With ``--variants`` every rule variant
-of :func:`imperiale_env.variants.rule_variants` of the chosen presets is run, ``--games``
+of :func:`imperiale_cli.devtools.rule_variants.rule_variants` of the chosen presets is run, ``--games``
 games each.
 
 Games are played in chunks (one batch each, a fresh seed per chunk); the first
@@ -23,9 +23,9 @@ import time
 
 from tqdm import tqdm
 
-from imperiale_env.differential import Disagreement, compare
-from imperiale_env.rules import PRESET_NAMES, make_rules
-from imperiale_env.variants import rule_variants
+from imperiale_cli.devtools.differential import Disagreement, compare
+from imperiale_cli.devtools.rule_variants import rule_variants
+from imperiale_env.core.rules import PRESET_NAMES, make_rules
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,8 +16,8 @@ from collections.abc import Callable
 import numpy as np
 
 from imperiale_env.batch import BatchGame
-from imperiale_env.kernels.policy import random_legal_actions
-from imperiale_env.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.kernels.random_policy import random_legal_actions
 
 
 def ns_per_game(call: Callable[[], object], batch: int, calls: int = 200, runs: int = 5) -> float:

@@ -18,8 +18,8 @@ from collections.abc import Callable
 import numpy as np
 
 from imperiale_env.batch import BatchGame
-from imperiale_env.kernels.policy import random_legal_actions
-from imperiale_env.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.kernels.random_policy import random_legal_actions
 
 PARTS = ("legal actions", "policy", "stages", "restarts", "rest of step", "observe")
 WARM_UP = 20

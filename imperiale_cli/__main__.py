@@ -1,5 +1,5 @@
 """``python -m imperiale_cli``: the ``imperiale`` command."""
 
-from .cli import main
+from imperiale_cli.cli import main
 
 raise SystemExit(main())

@@ -15,7 +15,7 @@ used, 130 for Ctrl-C, 141 when the reader of the output goes away (``| head``).
 
 Each subcommand's implementation is imported only when it runs, so that ``imperiale --version``
 and ``--help`` never depend on the engine or torch (``train --help`` lists the configuration
-keys from :mod:`train.config`, which imports neither).
+keys from :mod:`imperiale_train.config`, which imports neither).
 """
 
 from __future__ import annotations
@@ -50,14 +50,14 @@ def _error(command: str, message: str) -> None:
 
 
 USER_ERRORS = (
-    ("imperiale_env.inputs", "InputError"),
-    ("imperiale_env.records", "RecordError"),
-    ("imperiale_env.rules", "RulesError"),
+    ("imperiale_env.core.inputs", "InputError"),
+    ("imperiale_env.records.game_records", "RecordError"),
+    ("imperiale_env.core.rules", "RulesError"),
     ("imperiale_cli.play", "PlayError"),
-    ("agents.base", "AgentError"),
-    ("train.config", "ConfigError"),
-    ("train.checkpoint", "CheckpointError"),
-    ("imperiale_env.cluster", "ClusterError"),
+    ("imperiale_agents.base", "AgentError"),
+    ("imperiale_train.config", "ConfigError"),
+    ("imperiale_train.checkpoint", "CheckpointError"),
+    ("imperiale_agents.cluster", "ClusterError"),
 )
 """The exceptions that mean "this input cannot be used" (each message says why and what is
 allowed): :func:`main` reports them as ``imperiale CMD: error: ...`` with exit status 2, so
@@ -113,7 +113,7 @@ def _seconds(text: str) -> float:
 
 def _seed(text: str) -> int:
     """A seed, an integer in ``[0, 2**63)`` (an argparse ``type``)."""
-    from imperiale_env.inputs import InputError, seed
+    from imperiale_env.core.inputs import InputError, seed
 
     try:
         value = int(text.strip())
@@ -142,7 +142,7 @@ def _count(low: int, high: int, what: str) -> Callable[[str], int]:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from imperiale_env.records import RecordError, load_records, replay_record
+    from imperiale_env.records.game_records import RecordError, load_records, replay_record
 
     records = load_records(args.file)
     if not records:
@@ -164,11 +164,12 @@ def _cmd_bench_solver_peers(args: argparse.Namespace) -> int:
     if args.peers:  # one core: cap the numeric libraries' threads before they load
         import os
 
-        from imperiale_env.bench_peers import THREAD_VARIABLES
+        from imperiale_cli.devtools.bench_peers import THREAD_VARIABLES
 
         os.environ.update({name: "1" for name in THREAD_VARIABLES})
-    from agents.bench_solver import run_solver_bench
-    from imperiale_env.bench_peers import PeersUnavailable, run_peers_bench
+    from imperiale_agents.bench_solver import run_solver_bench
+
+    from imperiale_cli.devtools.bench_peers import PeersUnavailable, run_peers_bench
 
     runs = []
     if args.solver:
@@ -191,7 +192,7 @@ def _cmd_bench_solver_peers(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     if args.solver or args.peers:
         return _cmd_bench_solver_peers(args)
-    from imperiale_env.bench import run_bench
+    from imperiale_cli.devtools.bench_engine import run_bench
 
     try:
         lines = run_bench(args.batch_sizes, args.seconds, args.rules, threads=args.threads)
@@ -212,14 +213,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if len(specs) < 2 or not all(specs):
         _error("eval", f"--agents needs at least two comma-separated agents, none empty, got {args.agents!r}")
         return 2
-    from agents.tournament import check_outputs, run_tournament, write_outputs
-    from imperiale_env.rules import make_rules
+    from imperiale_agents.tournament import check_outputs, run_tournament, write_outputs
+
+    from imperiale_env.core.rules import make_rules
 
     if args.out is not None:
         check_outputs(args.out)
     runner = None
     if args.ray is not None:
-        from agents.ray_tournament import RayMatchRunner
+        from imperiale_agents.ray_tournament import RayMatchRunner
 
         runner = RayMatchRunner(args.ray)
     overrides = {} if args.target is None else {"target_imperiales": args.target}
@@ -239,8 +241,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def _cmd_train(args: argparse.Namespace) -> int:
     try:
-        from train.config import default_config_path, make_config
-        from train.run import TrainingError, TrainingInterrupted, config_for_resume, train
+        from imperiale_train.config import default_config_path, make_config
+        from imperiale_train.run import TrainingError, TrainingInterrupted, config_for_resume, train
     except ModuleNotFoundError as exc:
         _error("train", f"training needs torch and the train package ({exc}); pip install -e '.[train]'")
         return 1
@@ -294,7 +296,7 @@ def _train_summary(result: dict) -> str:
 def _cmd_export(args: argparse.Namespace) -> int:
     """``imperiale export CHECKPOINT OUT``: a bad input raises InputError or CheckpointError (exit 2)."""
     try:
-        from train.export import export_policy, load_policy
+        from imperiale_train.export import export_policy, load_policy
     except ModuleNotFoundError as exc:
         _error("export", f"exporting a policy needs torch and the train package ({exc}); pip install -e '.[train]'")
         return 1
@@ -308,9 +310,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from imperiale_env.rules import make_rules
-
-    from .play import play_game
+    from imperiale_cli.play import play_game
+    from imperiale_env.core.rules import make_rules
 
     rules = make_rules(args.rules)
     result = play_game(rules, args.opponent, seed=args.seed, seat=args.seat, save=args.save)
@@ -319,9 +320,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 def _cmd_analyse(args: argparse.Namespace) -> int:
     """``imperiale analyse``: every input is checked before the (long) analysis starts."""
-    from agents.analysis import MAX_SAMPLES, analyse_record, report_text
-    from imperiale_env.inputs import InputError, input_file, output_file, seed
-    from imperiale_env.records import load_records
+    from imperiale_agents.analysis import MAX_SAMPLES, analyse_record, report_text
+
+    from imperiale_env.core.inputs import InputError, input_file, output_file, seed
+    from imperiale_env.records.game_records import load_records
 
     # A bad input raises InputError or RecordError, which main() reports (exit 2).
     path = input_file(args.record, "record file")
@@ -398,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "size, one core (needs the optional 'bench' extra)")
 
     train = add("train", "self-play training", _cmd_train)
-    from train.config import config_help
+    from imperiale_train.config import config_help
 
     train.formatter_class = argparse.RawDescriptionHelpFormatter
     train.epilog = config_help()

@@ -1,8 +1,8 @@
 """Play L'Impériale in the terminal against a bot: ``imperiale play``.
 
-The game runs on the reference engine :class:`~imperiale_env.game.Game`, which decides what
-is legal, whose turn it is and what scores; the bot (any :func:`agents.base.make_agent` spec)
-reads the observation :func:`~imperiale_env.observe_reference.observe` encodes from that game
+The game runs on the reference engine :class:`~imperiale_env.reference.game.Game`, which decides what
+is legal, whose turn it is and what scores; the bot (any :func:`imperiale_agents.base.make_agent` spec)
+reads the observation :func:`~imperiale_env.reference.observe.observe` encodes from that game
 (the same vector the batched engine gives, checked by the differential tests) and its legal
 mask.
 
@@ -10,8 +10,8 @@ Input and output go through two functions, ``input_fn(prompt) -> str`` (raising
 :class:`EOFError` when the input ends) and ``print_fn(text)``, so that tests (and other front
 ends) can drive a whole game.  :func:`play_game` is the entry point; the pieces it uses are
 public too: :func:`play_rule` (why the legal cards are the legal ones) and :func:`parse_move`.
-The table the human sees before each decision is :func:`imperiale_env.render.table_text`, the
-score events in words :func:`imperiale_env.narrate.explain_events`, as everywhere else.
+The table the human sees before each decision is :func:`imperiale_env.envs.render_text.table_text`, the
+score events in words :func:`imperiale_env.records.narrate.explain_events`, as everywhere else.
 
 Commands at the prompt (case-insensitive):
 
@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_env import actions as act
-from imperiale_env.cards import (
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import (
     POINT_VALUE,
     RANKS,
     SUIT_NAMES,
@@ -41,13 +41,13 @@ from imperiale_env.cards import (
     rank_of,
     suit_of,
 )
-from imperiale_env.game import Decision, Game, deal_cards, trick_winner_card
-from imperiale_env.inputs import InputError
-from imperiale_env.inputs import seed as check_seed
-from imperiale_env.moves import HIDE_WORDS, SHOW_WORDS, SINK_WORDS, normalise, point_word
-from imperiale_env.narrate import Words, cards_text, explain_events, item_text, plural
-from imperiale_env.observe_reference import observe
-from imperiale_env.records import (
+from imperiale_env.core.inputs import InputError
+from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.moves import HIDE_WORDS, SHOW_WORDS, SINK_WORDS, normalise, point_word
+from imperiale_env.core.rules import Rules
+from imperiale_env.core.tricks import beats_one
+from imperiale_env.envs.render_text import score_line, table_text
+from imperiale_env.records.game_records import (
     DealFeed,
     RecordError,
     append_records,
@@ -56,9 +56,9 @@ from imperiale_env.records import (
     record_from_game,
     save_records,
 )
-from imperiale_env.render import score_line, table_text
-from imperiale_env.rules import Rules
-from imperiale_env.tricks import beats_one
+from imperiale_env.records.narrate import Words, cards_text, explain_events, item_text, plural
+from imperiale_env.reference.game import Decision, Game, deal_cards, trick_winner_card
+from imperiale_env.reference.observe import observe
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]
@@ -249,7 +249,7 @@ def check_save_path(path: str | Path) -> Path:
     nothing: it ends in ``.json`` (a new file: an existing one is refused, never overwritten)
     or ``.jsonl`` (records are appended; the records already there must read and replay, so
     that a damaged file is found now, not after the game), and its folder is writable."""
-    from imperiale_env.inputs import InputError, output_file
+    from imperiale_env.core.inputs import InputError, output_file
 
     if not str(path).strip():
         raise PlayError("the record file path is empty: give a .json or .jsonl file name")
@@ -320,7 +320,7 @@ def play_game(
     object to use instead of building ``opponent`` (tests).  ``save``:
     write the record there when the game ends, is quit or the input ends; without it the
     record is offered at the end (``offer_save``).  Raises :class:`PlayError` for a bad seat
-    or save path, ``agents.base.AgentError`` for a bad opponent spec.  ``on_start(game)`` is
+    or save path, ``imperiale_agents.base.AgentError`` for a bad opponent spec.  ``on_start(game)`` is
     called with the reference game before its first decision (front ends that need the state).
     """
     input_fn = input if input_fn is None else input_fn  # looked up now, so that a patched input() is used
@@ -330,7 +330,7 @@ def play_game(
         raise PlayError(f"--seat must be a seat from 0 to {P - 1} with {P} players, got {seat}")
     save_path = check_save_path(save) if save is not None else None
     if agent is None:
-        from agents.base import make_agent
+        from imperiale_agents.base import make_agent
 
         agent = make_agent(opponent, rules)
     if seed is None:

@@ -1,20 +1,20 @@
 """L'Impériale: rules, a scalar reference engine, a batched numpy engine and RL environments.
 
 The environments (``env``, ``raw_env``) load on first use, so that importing a leaf module
-(``imperiale_env.cards``, ``imperiale_env.rules`` ...) stays light: no PettingZoo, no
+(``imperiale_env.core.cards``, ``imperiale_env.core.rules`` ...) stays light: no PettingZoo, no
 Gymnasium.  The Gymnasium and PettingZoo registrations happen when those libraries are
 imported (see :mod:`.registration`).
 """
 
 from typing import Any
 
-from .game import Deal, Game, IllegalActionError, deal_cards
-from .registration import register_when_imported
-from .rules import PRESET_NAMES, Rules, RulesError, make_rules
+from imperiale_env.core.rules import PRESET_NAMES, Rules, RulesError, make_rules
+from imperiale_env.envs.registration import register_when_imported
+from imperiale_env.reference.game import Deal, Game, IllegalActionError, deal_cards
 
 register_when_imported()
 
-_LAZY = {"env": "aec", "raw_env": "aec"}
+_LAZY = {"env": "envs.aec", "raw_env": "envs.aec"}
 
 
 def __getattr__(name: str) -> Any:

@@ -15,7 +15,7 @@
 
 Bad input is answered with a 4xx status and ``{"error": message}``; the page shows the
 message.  Nothing the page sends is run or unpickled: records are JSON checked by
-:func:`imperiale_env.records.game_from_record` before anything else.
+:func:`imperiale_env.records.game_records.game_from_record` before anything else.
 """
 
 from __future__ import annotations
@@ -30,11 +30,10 @@ from typing import Any
 from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from imperiale_env.records import RecordError
-from imperiale_env.rules import PRESET_NAMES
-
-from .replay import replay_frames
-from .table import Table, TableError
+from imperiale_env.core.rules import PRESET_NAMES
+from imperiale_env.records.game_records import RecordError
+from imperiale_web.replay import replay_frames
+from imperiale_web.table import Table, TableError
 
 STATIC = Path(__file__).parent / "static"
 MAX_GAMES = 64
@@ -97,7 +96,7 @@ def create_app(records: str | os.PathLike[str] | None = None) -> Flask:
 
     @app.get("/api/options")
     def options():
-        from agents.base import AGENT_KINDS
+        from imperiale_agents.base import AGENT_KINDS
 
         examples = ["heuristic", "random", "champion", "pimc:8", "pimc:16:6", "neural:PATH"]
         examples += [k for k in AGENT_KINDS if k not in ("heuristic", "random", "champion", "pimc", "neural", "human")]
@@ -145,7 +144,7 @@ def create_app(records: str | os.PathLike[str] | None = None) -> Flask:
 
     @app.post("/api/analyse")
     def analyse():
-        from agents.analysis import analyse_record
+        from imperiale_agents.analysis import analyse_record
 
         data = _body()
         if not isinstance(data, dict) or not isinstance(data.get("record"), dict):
@@ -164,7 +163,7 @@ def create_app(records: str | os.PathLike[str] | None = None) -> Flask:
 
     @app.get("/api/records/<name>")
     def record_file(name: str):
-        from imperiale_env.records import load_records
+        from imperiale_env.records.game_records import load_records
 
         if folder is None:
             raise TableError("the server was started without --records DIR", 404)

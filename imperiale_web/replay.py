@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from imperiale_env.actions import action_to_record
-from imperiale_env.game import Deal, Game
-from imperiale_env.records import game_from_record, replay_record
-
-from .table import table_state
+from imperiale_env.core.actions import action_to_record
+from imperiale_env.records.game_records import game_from_record, replay_record
+from imperiale_env.reference.game import Deal, Game
+from imperiale_web.table import table_state
 
 
 def replay_frames(record: dict[str, Any]) -> dict[str, Any]:

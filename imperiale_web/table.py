@@ -1,6 +1,6 @@
 """A game between a person and bots, kept by the server, and the views the page draws.
 
-The server holds the whole game (a :class:`~imperiale_env.twin.Twin`: the reference engine
+The server holds the whole game (a :class:`~imperiale_env.reference.twin.Twin`: the reference engine
 and the acting player's observation of it).  :meth:`Table.view` is what the person may see: his own hand, the
 cards on the table, what was shown or won, the score; never a bot's hand.  The bots act from
 their observation only (``Twin.observe``), as in tournaments.
@@ -12,18 +12,18 @@ import secrets
 from typing import Any
 
 import numpy as np
+from imperiale_agents.base import AgentError, make_agent
 
-from agents.base import AgentError, make_agent
-from imperiale_env import actions as act
-from imperiale_env.cards import card_code, sort_for_display
-from imperiale_env.game import Decision, Game
-from imperiale_env.inputs import InputError
-from imperiale_env.inputs import seed as check_seed
-from imperiale_env.narrate import explain_events
-from imperiale_env.records import record_from_game
-from imperiale_env.render import QUESTION_WORDS, SUIT_NAMES
-from imperiale_env.rules import PRESET_NAMES, RulesError, make_rules
-from imperiale_env.twin import Twin
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import card_code, sort_for_display
+from imperiale_env.core.inputs import InputError
+from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.rules import PRESET_NAMES, RulesError, make_rules
+from imperiale_env.envs.render_text import QUESTION_WORDS, SUIT_NAMES
+from imperiale_env.records.game_records import record_from_game
+from imperiale_env.records.narrate import explain_events
+from imperiale_env.reference.game import Decision, Game
+from imperiale_env.reference.twin import Twin
 
 
 class TableError(ValueError):
@@ -40,7 +40,7 @@ def codes(cards) -> list[str]:
 
 def words_of_events(events: list[dict[str, Any]], game: Game, names: list[str], human: int | None,
                     trump: int) -> list[str]:
-    """Every score event in words (:func:`imperiale_env.narrate.explain_events`, as in the terminal game)."""
+    """Every score event in words (:func:`imperiale_env.records.narrate.explain_events`, as in the terminal game)."""
     return explain_events(events, game.rules, names, -1 if human is None else human, trump)
 
 

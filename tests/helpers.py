@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from imperiale_env import actions as act
-from imperiale_env.cards import card_code, deck, parse_card, parse_suit
-from imperiale_env.game import Deal, Decision, Game
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import card_code, deck, parse_card, parse_suit
+from imperiale_env.reference.game import Deal, Decision, Game
 
 HAND_SIZE = 12
 

@@ -12,11 +12,11 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import imperiale_env
-from imperiale_env import aec
-from imperiale_env.aec import aec_decisions_per_second, env, raw_env
-from imperiale_env.game import Game
-from imperiale_env.observation import OBS_SIZE, OFFSETS
-from imperiale_env.rules import PRESET_NAMES, make_rules
+from imperiale_env.core.observation import OBS_SIZE, OFFSETS
+from imperiale_env.core.rules import PRESET_NAMES, make_rules
+from imperiale_env.envs import aec
+from imperiale_env.envs.aec import aec_decisions_per_second, env, raw_env
+from imperiale_env.reference.game import Game
 
 # api_test warns about dict observations and Dict spaces for every env whose name is not on its
 # hard-coded list of PettingZoo's own classic games; these two warnings are expected.  It also

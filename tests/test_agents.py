@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from imperiale_agents.base import Agent, AgentError, make_agent
+from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_agents.random_agent import RandomAgent
+from imperiale_agents.view import decode, trick_winner
 
-from agents.base import Agent, AgentError, make_agent
-from agents.heuristic import HeuristicAgent
-from agents.random_agent import RandomAgent
-from agents.view import decode, trick_winner
-from imperiale_env import actions as act
+from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
-from imperiale_env.cards import parse_card
-from imperiale_env.differential import random_legal
-from imperiale_env.observation import OBS_SIZE
-from imperiale_env.rules import make_rules
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import parse_card
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.rules import make_rules
 
 PRESETS = ["academie", "academie3", "foster", "imperijal"]
 
@@ -103,7 +103,7 @@ def test_heuristic_declares_longest_then_highest_suit():
 
 def _play_obs(rules, hand: str, trick: list[str], leader_seat: int, trump: int, played_extra: str = ""):
     """A hand-made play-phase observation (two players)."""
-    from imperiale_env.observation import OFFSETS
+    from imperiale_env.core.observation import OFFSETS
 
     o = np.zeros((1, OBS_SIZE), dtype=np.float32)
     for c in hand.split():
@@ -146,7 +146,7 @@ def test_heuristic_wins_cheaply_and_protects_honours():
 
 def test_heuristic_strength_against_random():
     """A quick sanity check of strength: many single deals, duplicate seats."""
-    from agents.tournament import run_tournament
+    from imperiale_agents.tournament import run_tournament
 
     result = run_tournament(["random", "heuristic"], "academie", groups=150, seed=3, single_deal=True)
     pair = result.pairs[0]
@@ -154,7 +154,7 @@ def test_heuristic_strength_against_random():
 
 
 def test_human_agent_takes_typed_moves_and_refuses_bad_ones():
-    from agents.human import HumanAgent
+    from imperiale_agents.human import HumanAgent
 
     batch = BatchGame("academie", 3)
     batch.reset(5)
@@ -180,7 +180,7 @@ def test_human_agent_takes_typed_moves_and_refuses_bad_ones():
 
 
 def test_human_agent_reads_codes_and_answers():
-    from agents.human import parse
+    from imperiale_agents.human import parse
 
     legal = [parse_card("KH"), parse_card("10S"), act.SHOW, act.HIDE, act.point_action(1), act.SINK]
     assert parse("kh", legal) == parse_card("KH") and parse("10s", legal) == parse_card("10S")

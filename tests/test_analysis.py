@@ -6,14 +6,14 @@ import json
 
 import numpy as np
 import pytest
+from imperiale_agents.analysis import analyse_record, report_text
+from imperiale_agents.heuristic import HeuristicAgent
 
-from agents.analysis import analyse_record, report_text
-from agents.heuristic import HeuristicAgent
 from imperiale_cli.cli import main
-from imperiale_env import actions as act
-from imperiale_env.game import Game
-from imperiale_env.records import game_from_record, record_from_game
-from imperiale_env.twin import Twin
+from imperiale_env.core import actions as act
+from imperiale_env.records.game_records import game_from_record, record_from_game
+from imperiale_env.reference.game import Game
+from imperiale_env.reference.twin import Twin
 
 
 def heuristic_deal(preset: str, seed: int, stop_tricks_left: int | None = None) -> Twin:

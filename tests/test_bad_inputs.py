@@ -66,7 +66,7 @@ def test_valid_inputs_among_the_cases_run(results):
 
 
 def test_the_classifier_tells_a_clear_error_from_a_traceback():
-    from imperiale_env.rules import RulesError
+    from imperiale_env.core.rules import RulesError
 
     assert bad_inputs.classify_exception(RulesError("target_imperiales must be at least 1"))[0] == "clear"
     try:
@@ -125,7 +125,7 @@ def _clear_or_success(fn):
 
 def test_fuzz_malformed_records(scratch, tmp_path):
     from imperiale_cli.cli import main
-    from imperiale_env.records import game_from_record
+    from imperiale_env.records.game_records import game_from_record
 
     path = tmp_path / "fuzz.json"
 
@@ -151,7 +151,7 @@ _VALUES = st.one_of(st.sampled_from(["0", "-1", "1", "1.5", "nan", "inf", "-inf"
 
 
 def test_fuzz_training_overrides():
-    from train.config import make_config
+    from imperiale_train.config import make_config
 
     @FUZZ
     @given(st.lists(st.tuples(_KEYS, _VALUES), max_size=4), st.booleans())

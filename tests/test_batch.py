@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from imperiale_env import actions as act
+from imperiale_cli.devtools.differential import compare, random_legal
 from imperiale_env.batch import BatchGame
-from imperiale_env.differential import compare, random_legal
-from imperiale_env.game import Game
-from imperiale_env.observation import OBS_SIZE, OFFSETS
-from imperiale_env.rules import PRESET_NAMES, make_rules
+from imperiale_env.core import actions as act
+from imperiale_env.core.observation import OBS_SIZE, OFFSETS
+from imperiale_env.core.rules import PRESET_NAMES, make_rules
+from imperiale_env.reference.game import Game
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from imperiale_env.batch import BatchGame
-from imperiale_env.kernels.policy import random_legal_actions
-from imperiale_env.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.kernels.random_policy import random_legal_actions
 
 THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
-from imperiale_env.batch_records import batch_from_records, record_from_batch
-from imperiale_env.differential import random_legal
-from imperiale_env.game import Game
-from imperiale_env.records import RecordError, record_from_game, replay_record
-from imperiale_env.rules import PRESET_NAMES
+from imperiale_env.core.rules import PRESET_NAMES
+from imperiale_env.records.batch_records import batch_from_records, record_from_batch
+from imperiale_env.records.game_records import RecordError, record_from_game, replay_record
+from imperiale_env.reference.game import Game
 
 
 def play_out(batch: BatchGame, seed: int) -> None:

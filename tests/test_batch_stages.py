@@ -7,14 +7,17 @@ import numba
 import numpy as np
 import pytest
 
-from imperiale_env import actions as act
-from imperiale_env import events, shuffle
+from imperiale_cli.devtools.rule_variants import rule_variants
 from imperiale_env.batch import BatchGame, state, tables
+from imperiale_env.batch import card_play_kernels as batch_play
+from imperiale_env.batch import score_kernels as batch_score
 from imperiale_env.batch import stages as machine
-from imperiale_env.kernels import batch_play, batch_score, batch_stages, seeds
-from imperiale_env.kernels.policy import random_legal_actions
-from imperiale_env.rules import FALLEN_IMPERIALES, make_rules
-from imperiale_env.variants import rule_variants
+from imperiale_env.batch import stages_kernels as batch_stages
+from imperiale_env.core import actions as act
+from imperiale_env.core import events, shuffle
+from imperiale_env.core.rules import FALLEN_IMPERIALES, make_rules
+from imperiale_env.kernels import seeds
+from imperiale_env.kernels.random_policy import random_legal_actions
 
 THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
 

@@ -7,10 +7,10 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
+from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame, BatchState
+from imperiale_env.batch.stages_kernels import reset_deal
 from imperiale_env.batch.state import DEAL, DEAL_FILLS
-from imperiale_env.differential import random_legal
-from imperiale_env.kernels.batch_stages import reset_deal
 
 
 def _play(game: BatchGame, rng: np.random.Generator, steps: int) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from imperiale_cli.cli import main
-from imperiale_env.bench import run_bench
+from imperiale_cli.devtools.bench_engine import run_bench
 
 
 def test_bench_reports_each_engine_and_batch_size():

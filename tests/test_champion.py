@@ -15,17 +15,18 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import agents  # noqa: E402
-import agents.champions as champions  # noqa: E402
-from agents.base import AgentError, make_agent  # noqa: E402
-from agents.tournament import run_tournament  # noqa: E402
+import imperiale_agents  # noqa: E402
+import imperiale_agents.champions as champions  # noqa: E402
+from imperiale_agents.base import AgentError, make_agent  # noqa: E402
+from imperiale_agents.tournament import run_tournament  # noqa: E402
+from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
+from imperiale_train.export import FORMAT, export_policy, load_policy, train_seconds  # noqa: E402
+
 from imperiale_cli.cli import main  # noqa: E402
 from imperiale_env.batch import BatchGame  # noqa: E402
-from imperiale_env.inputs import InputError  # noqa: E402
-from imperiale_env.records import game_from_record, load_records  # noqa: E402
-from imperiale_env.rules import PRESET_NAMES  # noqa: E402
-from train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
-from train.export import FORMAT, export_policy, load_policy, train_seconds  # noqa: E402
+from imperiale_env.core.inputs import InputError  # noqa: E402
+from imperiale_env.core.rules import PRESET_NAMES  # noqa: E402
+from imperiale_env.records.game_records import game_from_record, load_records  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = champions.champion_presets()
@@ -189,8 +190,8 @@ def test_the_wheel_ships_the_champions(tmp_path):
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     """A real (tiny) training run: its checkpoint and metrics."""
-    from train.config import make_config
-    from train.run import train
+    from imperiale_train.config import make_config
+    from imperiale_train.run import train
 
     path = tmp_path_factory.mktemp("export") / "run"
     train(make_config(None, {"num_envs": 16, "num_steps": 8, "hidden": (32,), "update_epochs": 1,

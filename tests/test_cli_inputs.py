@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from imperiale_cli import cli
 from imperiale_cli.cli import main
-from imperiale_env.bench import run_bench
-from imperiale_env.game import Game
-from imperiale_env.records import RecordError, load_records, record_from_game, save_records
-from imperiale_env.rules import RulesError
+from imperiale_cli.devtools.bench_engine import run_bench
+from imperiale_env.core.rules import RulesError
+from imperiale_env.records.game_records import RecordError, load_records, record_from_game, save_records
+from imperiale_env.reference.game import Game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,7 +87,7 @@ def test_any_mangled_record_ends_in_records_or_a_record_error(edits, suffix, tmp
     path = tmp_path / f"fuzz{suffix}"
     path.write_bytes(_mangled_record_text(edits))
     try:
-        from imperiale_env.records import replay_record
+        from imperiale_env.records.game_records import replay_record
 
         for record in load_records(path):
             replay_record(record)
@@ -211,7 +211,7 @@ def test_ctrl_c_ends_a_command_with_130(tmp_path, monkeypatch, capsys):
     def interrupted(record):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("imperiale_env.records.replay_record", interrupted)
+    monkeypatch.setattr("imperiale_env.records.game_records.replay_record", interrupted)
     assert main(["replay", str(path)]) == 130
     err = capsys.readouterr().err
     assert "imperiale replay: interrupted" in err and "Traceback" not in err
@@ -236,7 +236,7 @@ def test_a_programming_error_is_not_disguised(monkeypatch, tmp_path):
     def broken(record):
         raise ValueError("a bug, not a bad input")
 
-    monkeypatch.setattr("imperiale_env.records.replay_record", broken)
+    monkeypatch.setattr("imperiale_env.records.game_records.replay_record", broken)
     with pytest.raises(ValueError, match="a bug"):
         main(["replay", str(path)])
 
@@ -271,8 +271,9 @@ def test_run_bench_checks_when_called_not_when_iterated(kwargs, error):
 
 
 def test_cli_limits_match_the_library():
-    from agents import tournament
-    from imperiale_env import bench
+    from imperiale_agents import tournament
+
+    from imperiale_cli.devtools import bench_engine as bench
 
     assert cli.MAX_BATCH_SIZE == bench.MAX_BATCH_SIZE
     assert cli.MAX_BENCH_SECONDS == bench.MAX_SECONDS
@@ -290,7 +291,7 @@ _JSON = st.recursive(
 @given(pick=st.integers(0, 10**6), value=_JSON)
 def test_any_value_anywhere_in_a_record_ends_in_a_replay_or_a_record_error(pick, value):
     """One field of a valid record replaced by any JSON value: replayed, or refused with a RecordError."""
-    from imperiale_env.records import replay_record
+    from imperiale_env.records.game_records import replay_record
 
     global _RECORD
     if _RECORD is None:
@@ -311,7 +312,7 @@ def test_any_value_anywhere_in_a_record_ends_in_a_replay_or_a_record_error(pick,
 @pytest.mark.parametrize("act", [[], {}, 1, None])
 def test_an_action_whose_act_is_not_a_string(act):
     """Found by the fuzz test above: an unhashable ``act`` raised TypeError."""
-    from imperiale_env.records import replay_record
+    from imperiale_env.records.game_records import replay_record
 
     record = finished_record(seed=8)
     record["deals"][0]["actions"][0]["act"] = act

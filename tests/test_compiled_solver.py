@@ -14,16 +14,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from imperiale_agents.bench_solver import random_play_positions
+from imperiale_agents.compiled_solver import CompiledSolver, Positions, equivalent_heads, solve_positions
+from imperiale_agents.solver import Solver
 from test_solver import ref_winner, to_mask
 
-from agents.bench_solver import random_play_positions
-from agents.compiled_solver import CompiledSolver, Positions, equivalent_heads, solve_positions
-from agents.solver import Solver
+from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
-from imperiale_env.cards import NUM_CARDS, deck
-from imperiale_env.differential import random_legal
+from imperiale_env.core.cards import NUM_CARDS, deck
+from imperiale_env.core.rules import make_rules
 from imperiale_env.kernels import card_count, legal_plays, lowest_card, trick_honours, trick_winner
-from imperiale_env.rules import make_rules
 
 PRESETS = ["academie", "academie3", "foster", "imperijal"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -233,9 +233,9 @@ def test_compiled_solver_refuses_bad_input():
 def test_runs_with_jit_disabled():
     """NUMBA_DISABLE_JIT=1 (for debugging) runs the same code as Python, with the same values."""
     code = (
-        "from agents.compiled_solver import CompiledSolver\n"
-        "from agents.solver import Solver\n"
-        "from imperiale_env.rules import make_rules\n"
+        "from imperiale_agents.compiled_solver import CompiledSolver\n"
+        "from imperiale_agents.solver import Solver\n"
+        "from imperiale_env.core.rules import make_rules\n"
         "for preset in ('academie', 'academie3'):\n"
         "    r = make_rules(preset)\n"
         "    P = r.players\n"
@@ -254,8 +254,8 @@ def test_runs_with_jit_disabled():
 
 @pytest.mark.parametrize("preset", ["academie", "academie3"])
 def test_pimc_chooses_the_same_cards_with_either_solver_and_any_thread_count(preset):
-    from agents.pimc import PIMCAgent
-    from agents.view import decode
+    from imperiale_agents.pimc import PIMCAgent
+    from imperiale_agents.view import decode
 
     rules = make_rules(preset)
     agents = [PIMCAgent(rules, samples=4), PIMCAgent(rules, samples=4, solver="python"),
@@ -280,7 +280,7 @@ def test_pimc_chooses_the_same_cards_with_either_solver_and_any_thread_count(pre
 
 
 def test_pimc_refuses_unknown_solver():
-    from agents.pimc import PIMCAgent
+    from imperiale_agents.pimc import PIMCAgent
 
     with pytest.raises(ValueError, match="allowed: compiled, python"):
         PIMCAgent("academie", solver="fast")

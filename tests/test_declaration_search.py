@@ -7,20 +7,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from imperiale_agents import declaration_search as ds
+from imperiale_agents.base import AgentError, make_agent
+from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_agents.pimc import PIMCAgent
+from imperiale_agents.solver import Solver
+from imperiale_agents.view import decode
 
-from agents import declaration_search as ds
-from agents.base import AgentError, make_agent
-from agents.heuristic import HeuristicAgent
-from agents.pimc import PIMCAgent
-from agents.solver import Solver
-from agents.view import decode
-from imperiale_env import actions as act
 from imperiale_env.batch import BatchGame
-from imperiale_env.cards import NUM_CARDS, card, deck
-from imperiale_env.events import POINTS_PER_IMPERIALE
-from imperiale_env.game import Deal, Game
-from imperiale_env.observe_reference import observe
-from imperiale_env.rules import PRESET_NAMES, make_rules
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import NUM_CARDS, card, deck
+from imperiale_env.core.events import POINTS_PER_IMPERIALE
+from imperiale_env.core.rules import PRESET_NAMES, make_rules
+from imperiale_env.reference.game import Deal, Game
+from imperiale_env.reference.observe import observe
 
 S, H, D, C = range(4)
 K, Q, J, A, TEN, NINE, EIGHT, SEVEN = range(8)

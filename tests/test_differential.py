@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from imperiale_env import differential
-from imperiale_env.differential import Disagreement, compare, compare_variants
-from imperiale_env.game import Game
-from imperiale_env.observation import OFFSETS
-from imperiale_env.observe_reference import observe
-from imperiale_env.rules import PRESET_NAMES, make_rules
-from imperiale_env.variants import field_values, rule_variants
+from imperiale_cli.devtools import differential
+from imperiale_cli.devtools.differential import Disagreement, compare, compare_variants
+from imperiale_cli.devtools.rule_variants import field_values, rule_variants
+from imperiale_env.core.observation import OFFSETS
+from imperiale_env.core.rules import PRESET_NAMES, make_rules
+from imperiale_env.reference.game import Game
+from imperiale_env.reference.observe import observe
 
 GAMES_PER_VARIANT = 4
 

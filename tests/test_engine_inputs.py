@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from imperiale_env import actions as act
 from imperiale_env.batch import BatchGame
-from imperiale_env.cards import card_code
-from imperiale_env.game import Game
-from imperiale_env.observation import OFFSETS
-from imperiale_env.observe_reference import observe
-from imperiale_env.rules import make_rules
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import card_code
+from imperiale_env.core.observation import OFFSETS
+from imperiale_env.core.rules import make_rules
+from imperiale_env.reference.game import Game
+from imperiale_env.reference.observe import observe
 
 
 @pytest.mark.parametrize("bad", [2.5, 0, -3, True, 10**12, "4", None])

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 import imperiale_env  # noqa: F401  (registers the environments)
-from imperiale_env.aec import env, raw_env
-from imperiale_env.envutil import draw_game_seeds
-from imperiale_env.gym_env import ImperialeEnv
-from imperiale_env.inputs import SEED_LIMIT, InputError
-from imperiale_env.rules import RulesError
-from imperiale_env.shuffle import next_game_seed
-from imperiale_env.vector_env import ImperialeVectorEnv
+from imperiale_env.core.inputs import SEED_LIMIT, InputError
+from imperiale_env.core.rules import RulesError
+from imperiale_env.core.shuffle import next_game_seed
+from imperiale_env.envs.aec import env, raw_env
+from imperiale_env.envs.common import draw_game_seeds
+from imperiale_env.envs.gym_env import ImperialeEnv
+from imperiale_env.envs.vector_env import ImperialeVectorEnv
 
 # (action, error type, words of the message)
 NOT_INTEGERS = [

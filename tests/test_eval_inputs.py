@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from imperiale_agents import tournament
+from imperiale_agents.base import AGENT_FORMS, MAX_SAMPLES, AgentError, make_agent
+from imperiale_agents.tournament import check_outputs, run_tournament, write_outputs
 
-from agents import tournament
-from agents.base import AGENT_FORMS, MAX_SAMPLES, AgentError, make_agent
-from agents.tournament import check_outputs, run_tournament, write_outputs
 from imperiale_cli.cli import main
-from imperiale_env.inputs import InputError
-from imperiale_env.rules import make_rules
+from imperiale_env.core.inputs import InputError
+from imperiale_env.core.rules import make_rules
 
 FAST = ["--games", "2", "--target", "1", "--no-progress"]
 

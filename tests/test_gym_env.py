@@ -11,10 +11,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import imperiale_env  # noqa: F401  (registers Imperiale-v0)
-from imperiale_env.game import Game
-from imperiale_env.gym_env import ImperialeEnv
-from imperiale_env.observation import OBS_SIZE, OFFSETS
-from imperiale_env.rules import PRESET_NAMES, make_rules
+from imperiale_env.core.observation import OBS_SIZE, OFFSETS
+from imperiale_env.core.rules import PRESET_NAMES, make_rules
+from imperiale_env.envs.gym_env import ImperialeEnv
+from imperiale_env.reference.game import Game
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)

@@ -12,13 +12,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.pimc import PIMCAgent, search_job, search_row, solve_row  # noqa: E402
-from imperiale_env.batch import BatchGame  # noqa: E402
-from imperiale_env.cards import NUM_CARDS  # noqa: E402
-from imperiale_env.rules import make_rules  # noqa: E402
-from train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
-from train.config import ConfigError, make_config  # noqa: E402
-from train.imitate import (  # noqa: E402
+from imperiale_agents.pimc import PIMCAgent, search_job, search_row, solve_row  # noqa: E402
+from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
+from imperiale_train.config import ConfigError, make_config  # noqa: E402
+from imperiale_train.imitate import (  # noqa: E402
     Labels,
     SearchPool,
     imitation_losses,
@@ -26,8 +23,12 @@ from train.imitate import (  # noqa: E402
     label_deals,
     targets,
 )
-from train.model import ActorCritic  # noqa: E402
-from train.run import LABELS_NAME, train  # noqa: E402
+from imperiale_train.model import ActorCritic  # noqa: E402
+from imperiale_train.run import LABELS_NAME, train  # noqa: E402
+
+from imperiale_env.batch import BatchGame  # noqa: E402
+from imperiale_env.core.cards import NUM_CARDS  # noqa: E402
+from imperiale_env.core.rules import make_rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=1, num_minibatches=2, eval_groups=2,
@@ -39,7 +40,7 @@ TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=1, num_minibat
 
 def first_card_position(seed: int = 5):
     """The first card to play with a choice in a deal of seed ``seed`` (the heuristic declares)."""
-    from agents.heuristic import HeuristicAgent
+    from imperiale_agents.heuristic import HeuristicAgent
 
     rules = make_rules("academie")
     bg = BatchGame(rules, 1, single_deal=True)
@@ -121,7 +122,7 @@ def test_cloning_lowers_its_loss_on_a_fixed_dataset():
 
 
 def test_the_champion_config_runs_both_phases(tmp_path):
-    from agents.neural import NeuralAgent
+    from imperiale_agents.neural import NeuralAgent
 
     overrides = {**TINY, "run_dir": str(tmp_path / "champion"), "eval_every": 1}
     result = train(make_config(ROOT / "configs" / "champion.yaml", overrides))

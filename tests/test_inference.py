@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from imperiale_agents.base import AgentError, make_agent
+from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_agents.inference import PlayMemory, play_log_likelihood, resample, their_decisions
+from imperiale_agents.random_agent import RandomAgent
+from imperiale_agents.view import decode
 
-from agents.base import AgentError, make_agent
-from agents.heuristic import HeuristicAgent
-from agents.inference import PlayMemory, play_log_likelihood, resample, their_decisions
-from agents.random_agent import RandomAgent
-from agents.view import decode
 from imperiale_env.batch import BatchGame
-from imperiale_env.cards import NUM_CARDS
-from imperiale_env.observation import OFFSETS
-from imperiale_env.rules import make_rules
+from imperiale_env.core.cards import NUM_CARDS
+from imperiale_env.core.observation import OFFSETS
+from imperiale_env.core.rules import make_rules
 
 TWO_PLAYER = ("academie", "foster", "imperijal")
 DECLARED_DURING_PLAY = ("revealed", "declared_point", "imperiales", "points")
@@ -180,7 +180,7 @@ def test_infer_needs_two_players():
 
 def test_imitation_labels_with_infer_are_the_same_whatever_the_worker_count():
     pytest.importorskip("torch")
-    from train.imitate import SearchPool, label_deals
+    from imperiale_train.imitate import SearchPool, label_deals
 
     rules = make_rules("academie")
     model = make_agent("champion", rules)
@@ -200,7 +200,7 @@ def test_imitation_labels_with_infer_are_the_same_whatever_the_worker_count():
 
 def test_imitation_infer_needs_two_players_and_a_champion():
     pytest.importorskip("torch")
-    from train.config import ConfigError, make_config
+    from imperiale_train.config import ConfigError, make_config
 
     assert make_config(rules="academie", imitation_rounds=1, imitation_infer=True).imitation_infer
     for preset in ("academie3", "foster"):

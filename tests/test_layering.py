@@ -16,9 +16,9 @@ def _modules_after(code: str) -> set[str]:
 
 
 def test_a_leaf_module_does_not_import_the_environment_libraries():
-    loaded = _modules_after("import imperiale_env.cards, imperiale_env.rules, imperiale_env.game")
-    assert "imperiale_env.cards" in loaded
-    assert not {"gymnasium", "pettingzoo", "imperiale_env.aec", "agents", "train", "torch"} & loaded
+    loaded = _modules_after("import imperiale_env.core.cards, imperiale_env.core.rules, imperiale_env.reference.game")
+    assert "imperiale_env.core.cards" in loaded
+    assert not {"gymnasium", "pettingzoo", "imperiale_env.envs.aec", "agents", "train", "torch"} & loaded
 
 
 def test_the_environments_register_when_gymnasium_comes_after_or_before():
@@ -28,7 +28,7 @@ def test_the_environments_register_when_gymnasium_comes_after_or_before():
 
 
 def test_agents_do_not_import_training_code_on_import():
-    loaded = _modules_after("import agents.base, agents.tournament, agents.heuristic")
+    loaded = _modules_after("import imperiale_agents.base, imperiale_agents.tournament, imperiale_agents.heuristic")
     assert not {m for m in loaded if m == "train" or m.startswith("train.")}
 
 

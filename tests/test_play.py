@@ -10,13 +10,13 @@ import pytest
 
 from imperiale_cli.cli import main
 from imperiale_cli.play import PlayError, parse_move, play_game, play_rule, seat_names
-from imperiale_env import actions as act
-from imperiale_env.cards import parse_card
-from imperiale_env.game import Deal, Game, Question
-from imperiale_env.narrate import explain_events, question_text
-from imperiale_env.records import game_from_record, load_records, replay_record
-from imperiale_env.render import score_line, table_text
-from imperiale_env.rules import make_rules
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import parse_card
+from imperiale_env.core.rules import make_rules
+from imperiale_env.envs.render_text import score_line, table_text
+from imperiale_env.records.game_records import game_from_record, load_records, replay_record
+from imperiale_env.records.narrate import explain_events, question_text
+from imperiale_env.reference.game import Deal, Game, Question
 
 #: Wrong inputs mixed in before the move that is taken ("1": the first legal move).
 NOISE = ["zz", "", "help", "7x", "score", "table", "99"]
@@ -121,9 +121,9 @@ def test_cli_quit_saves_and_offer_at_the_end(monkeypatch, capsys, tmp_path):
 
 def test_cli_against_a_neural_checkpoint(monkeypatch, capsys, tmp_path):
     pytest.importorskip("torch")
-    from train.checkpoint import save_checkpoint
-    from train.config import make_config
-    from train.model import ActorCritic
+    from imperiale_train.checkpoint import save_checkpoint
+    from imperiale_train.config import make_config
+    from imperiale_train.model import ActorCritic
 
     cfg = make_config(None, {"hidden": (16,)})
     path = save_checkpoint(tmp_path / "tiny.pt", {"config": cfg.to_dict(), "iteration": 0,

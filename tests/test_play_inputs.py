@@ -12,10 +12,10 @@ import pytest
 
 from imperiale_cli.cli import main
 from imperiale_cli.play import PlayError, check_save_path, play_game, save_game, seat_names
-from imperiale_env.game import Game, deal_cards
-from imperiale_env.records import load_records, record_from_game, save_records
-from imperiale_env.render import score_line
-from imperiale_env.rules import make_rules
+from imperiale_env.core.rules import make_rules
+from imperiale_env.envs.render_text import score_line
+from imperiale_env.records.game_records import load_records, record_from_game, save_records
+from imperiale_env.reference.game import Game, deal_cards
 
 
 def answers(lines):

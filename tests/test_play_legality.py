@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from helpers import cards, codes, drive, legal_codes, make_deal, play, start, until
 
-from imperiale_env import actions as act
-from imperiale_env.cards import parse_card
-from imperiale_env.game import IllegalActionError, priority_order, trick_winner_card
-from imperiale_env.rules import make_rules
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import parse_card
+from imperiale_env.core.rules import make_rules
+from imperiale_env.reference.game import IllegalActionError, priority_order, trick_winner_card
 
 # ---------------------------------------------------------------- two players
 

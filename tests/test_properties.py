@@ -17,14 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from imperiale_cli.devtools.rule_variants import rule_variants
 from imperiale_env import Game
-from imperiale_env.actions import NUM_ACTIONS, is_play
-from imperiale_env.events import EVENT_KINDS, amount_key
-from imperiale_env.game import POINTS_PER_IMPERIALE, TRICKS_PER_DEAL
-from imperiale_env.records import game_from_record, record_from_game
-from imperiale_env.variants import rule_variants
+from imperiale_env.core.actions import NUM_ACTIONS, is_play
+from imperiale_env.core.events import EVENT_KINDS, amount_key
+from imperiale_env.records.game_records import game_from_record, record_from_game
+from imperiale_env.reference.game import POINTS_PER_IMPERIALE, TRICKS_PER_DEAL
 
-#: Every preset with every rules field changed (see imperiale_env.variants): the games below
+#: Every preset with every rules field changed (see imperiale_cli.devtools.rule_variants): the games below
 #: draw their rules from these, and each is played outright by test_every_rule_variant.
 LABELLED_VARIANTS = list(rule_variants())
 VARIANTS = [rules for _, rules in LABELLED_VARIANTS]

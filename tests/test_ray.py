@@ -19,11 +19,12 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from agents.ray_tournament import RayMatchRunner  # noqa: E402
-from agents.tournament import run_tournament  # noqa: E402
+from imperiale_agents.cluster import ClusterError, connect  # noqa: E402
+from imperiale_agents.ray_tournament import RayMatchRunner  # noqa: E402
+from imperiale_agents.tournament import run_tournament  # noqa: E402
+
 from imperiale_cli.cli import main  # noqa: E402
-from imperiale_env.cluster import ClusterError, connect  # noqa: E402
-from imperiale_env.rules import make_rules  # noqa: E402
+from imperiale_env.core.rules import make_rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -147,8 +148,8 @@ TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=2, num_minibat
 
 
 def _train(tmp_path, name, *, resume=False, stop_after=None, **overrides):
-    from train.config import make_config
-    from train.run import train
+    from imperiale_train.config import make_config
+    from imperiale_train.run import train
 
     cfg = make_config(None, {**TINY, "run_dir": str(tmp_path / name), **overrides})
     return train(cfg, resume=resume, stop_after=stop_after)
@@ -161,7 +162,7 @@ def _metrics(run_dir: Path) -> list[dict]:
 
 
 def _weights(run_dir: Path) -> dict:
-    from train.checkpoint import load_checkpoint
+    from imperiale_train.checkpoint import load_checkpoint
 
     return load_checkpoint(run_dir / "checkpoint.pt")["model"]
 
@@ -184,7 +185,7 @@ def straight_run(local_ray, tmp_path_factory):
 
 
 def test_two_worker_training_reruns_identically_and_resumes(straight_run, tmp_path):
-    from train.checkpoint import load_checkpoint
+    from imperiale_train.checkpoint import load_checkpoint
 
     _train(tmp_path, "killed", stop_after=3)  # left during iteration 4: the last checkpoint is iteration 2
     data = load_checkpoint(tmp_path / "killed" / "checkpoint.pt")
@@ -195,7 +196,7 @@ def test_two_worker_training_reruns_identically_and_resumes(straight_run, tmp_pa
 
 
 def test_a_killed_rollout_worker_is_restarted_and_its_rollout_redone(straight_run, tmp_path, monkeypatch):
-    import train.ray_rollout as ray_rollout
+    import imperiale_train.ray_rollout as ray_rollout
 
     class DiesOnceWorker(ray_rollout.RolloutWorker):
         marker = str(tmp_path / "died")
@@ -213,7 +214,7 @@ def test_a_killed_rollout_worker_is_restarted_and_its_rollout_redone(straight_ru
 
 
 def test_rollout_workers_must_divide_num_envs(tmp_path):
-    from train.config import ConfigError, make_config
+    from imperiale_train.config import ConfigError, make_config
 
     with pytest.raises(ConfigError, match="rollout_workers=3 .*a divisor of num_envs=16"):
         make_config(None, {**TINY, "rollout_workers": 3})

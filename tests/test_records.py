@@ -10,11 +10,10 @@ import pytest
 
 from imperiale_cli.cli import main
 from imperiale_env import PRESET_NAMES, Game, make_rules
-from imperiale_env.actions import action_to_record
-from imperiale_env.cards import parse_card
-from imperiale_env.declarations import honour_cards
-from imperiale_env.game import deal_cards
-from imperiale_env.records import (
+from imperiale_env.core.actions import action_to_record
+from imperiale_env.core.cards import parse_card
+from imperiale_env.core.declarations import honour_cards
+from imperiale_env.records.game_records import (
     FORMAT,
     RecordError,
     game_from_record,
@@ -23,6 +22,7 @@ from imperiale_env.records import (
     replay_record,
     save_records,
 )
+from imperiale_env.reference.game import deal_cards
 
 
 def play(game: Game, rng: random.Random, steps: int | None = None) -> Game:

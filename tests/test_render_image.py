@@ -8,9 +8,9 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import render_test
 
 import imperiale_env  # noqa: F401  (registers Imperiale-v0)
-from imperiale_env.aec import env as aec_env
-from imperiale_env.gym_env import ImperialeEnv
-from imperiale_env.render_image import HEIGHT, WIDTH
+from imperiale_env.envs.aec import env as aec_env
+from imperiale_env.envs.gym_env import ImperialeEnv
+from imperiale_env.envs.render_image import HEIGHT, WIDTH
 
 
 def _check(frame: np.ndarray) -> None:

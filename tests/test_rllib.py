@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from imperiale_env.aec import env as make_env
-from imperiale_env.rllib import RLlibObservations
+from imperiale_env.envs.aec import env as make_env
+from imperiale_env.envs.rllib import RLlibObservations
 
 
 def test_wrapper_renames_the_observation_and_changes_nothing_else():
@@ -63,7 +63,7 @@ def test_one_masked_multi_agent_ppo_iteration():
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
     from ray.tune.registry import register_env
 
-    from imperiale_env.rllib import register
+    from imperiale_env.envs.rllib import register
 
     assert register() == "imperiale"  # the documented creator registers; the test uses the checked copy
     register_env("imperiale-checked", lambda cfg: PettingZooEnv(Checked(make_env(**cfg))))

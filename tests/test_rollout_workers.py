@@ -13,12 +13,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import train.ray_rollout as ray_rollout  # noqa: E402
-from imperiale_env.cluster import ClusterError  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
-from train.config import make_config  # noqa: E402
-from train.rollout import SelfPlayRollout  # noqa: E402
-from train.run import train  # noqa: E402
+import imperiale_train.ray_rollout as ray_rollout  # noqa: E402
+from imperiale_agents.cluster import ClusterError  # noqa: E402
+from imperiale_train.checkpoint import load_checkpoint  # noqa: E402
+from imperiale_train.config import make_config  # noqa: E402
+from imperiale_train.rollout import SelfPlayRollout  # noqa: E402
+from imperiale_train.run import train  # noqa: E402
 
 TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=1, num_minibatches=2, eval_groups=2,
             eval_single_deal=True, plot=False, eval_every=0, progress=False, tensorboard=False, threads=1,

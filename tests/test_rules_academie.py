@@ -36,10 +36,10 @@ from helpers import (
     until,
 )
 
-from imperiale_env import actions as act
-from imperiale_env.cards import SUITS
-from imperiale_env.game import Game, IllegalActionError, deal_cards
-from imperiale_env.rules import make_rules
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import SUITS
+from imperiale_env.core.rules import make_rules
+from imperiale_env.reference.game import Game, IllegalActionError, deal_cards
 
 # Worked example 1: the elder holds A K Q J of spades and the four 7s; hearts trump (10H turned).
 EX1 = make_deal(0, ["8S KH QH JH 9H 8H KD QD JD KC QC JC", "KS QS JS AS 7S 7H 7D 7C 10S 9S 8D 9D"], "10H")

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from helpers import brief, cards, drive, events, make_deal, priority, seeded_single_deals, start, until
 
-from imperiale_env import actions as act
-from imperiale_env.cards import SUITS
-from imperiale_env.game import Game, deal_cards
-from imperiale_env.rules import make_rules
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import SUITS
+from imperiale_env.core.rules import make_rules
+from imperiale_env.reference.game import Game, deal_cards
 
 # Seat 0 deals; seat 1 is the elder, seat 2 second.  Clubs trump unless said otherwise.
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from imperiale_env.game import Game
-from imperiale_env.rules import PRESET_NAMES, Rules, RulesError, make_rules, resolve_rules
+from imperiale_env.core.rules import PRESET_NAMES, Rules, RulesError, make_rules, resolve_rules
+from imperiale_env.reference.game import Game
 
 
 def test_the_four_presets_exist():

@@ -30,10 +30,10 @@ from helpers import (
     start,
 )
 
-from imperiale_env import actions as act
-from imperiale_env.cards import RANKS, SUITS
-from imperiale_env.game import Game
-from imperiale_env.rules import make_rules
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import RANKS, SUITS
+from imperiale_env.core.rules import make_rules
+from imperiale_env.reference.game import Game
 
 # Hearts trump, AH turned.  The dealer holds K Q J of hearts (the turned AH completes them) and the four 7s;
 # the elder the quarts major of spades and diamonds.

@@ -33,9 +33,9 @@ from helpers import (
     until,
 )
 
-from imperiale_env import actions as act
-from imperiale_env.cards import SUITS
-from imperiale_env.rules import make_rules
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import SUITS
+from imperiale_env.core.rules import make_rules
 
 # The elder has carte blanche; the dealer holds the quarts of S and D and K Q J 7 of hearts (trumps); the
 # turned AH (no honour here) completes his K Q J A of trumps.

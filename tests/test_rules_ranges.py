@@ -11,8 +11,8 @@ import time
 import numpy as np
 import pytest
 
-from imperiale_env.differential import compare
-from imperiale_env.rules import CHOICES, FLAGS, INT_RANGES, RANK_FIELDS, Rules, RulesError, make_rules
+from imperiale_cli.devtools.differential import compare
+from imperiale_env.core.rules import CHOICES, FLAGS, INT_RANGES, RANK_FIELDS, Rules, RulesError, make_rules
 
 # A preset on which each integer field can take any value of its range (carte blanche and capot
 # are worth impériales or points, not both: the points variants are tried on imperijal).

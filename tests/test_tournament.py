@@ -6,9 +6,8 @@ import json
 
 import numpy as np
 import pytest
-
-from agents.heuristic import HeuristicAgent
-from agents.tournament import (
+from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_agents.tournament import (
     PairStats,
     bradley_terry,
     cluster_ratio,
@@ -21,8 +20,9 @@ from agents.tournament import (
     wilson,
     write_outputs,
 )
+
 from imperiale_cli.cli import main
-from imperiale_env.rules import make_rules
+from imperiale_env.core.rules import make_rules
 
 
 class FirstLegal:

@@ -7,12 +7,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from imperiale_train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
+from imperiale_train.config import ConfigError, TrainConfig, make_config  # noqa: E402
+from imperiale_train.model import ActorCritic, masked_logits, sample_actions  # noqa: E402
+from imperiale_train.rollout import OpponentPool, SelfPlayRollout  # noqa: E402
+from imperiale_train.run import train  # noqa: E402
+
 from imperiale_env.batch import BatchGame  # noqa: E402
-from train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
-from train.config import ConfigError, TrainConfig, make_config  # noqa: E402
-from train.model import ActorCritic, masked_logits, sample_actions  # noqa: E402
-from train.rollout import OpponentPool, SelfPlayRollout  # noqa: E402
-from train.run import train  # noqa: E402
 
 TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=2, num_minibatches=2, eval_groups=4,
             eval_single_deal=True, plot=False,
@@ -24,7 +25,7 @@ def tiny(tmp_path, name="run", **kw) -> TrainConfig:
 
 
 def test_tiny_run_writes_a_loadable_checkpoint(tmp_path):
-    from agents.neural import NeuralAgent
+    from imperiale_agents.neural import NeuralAgent
 
     cfg = tiny(tmp_path, iterations=2, checkpoint_every=1, plot=True)
     result = train(cfg)
@@ -138,7 +139,7 @@ def test_bad_configs_fail_clearly(tmp_path):
 
 
 def test_default_config_file_loads():
-    from train.config import default_config_path
+    from imperiale_train.config import default_config_path
 
     path = default_config_path()
     assert path is not None
@@ -210,7 +211,7 @@ def test_resume_after_a_real_kill(tmp_path):
 
 
 def test_make_agent_neural_reports_a_bad_checkpoint(tmp_path):
-    from agents.base import AgentError, make_agent
+    from imperiale_agents.base import AgentError, make_agent
 
     (tmp_path / "junk.pt").write_bytes(b"junk")
     with pytest.raises(AgentError, match="corrupt"):
@@ -218,7 +219,7 @@ def test_make_agent_neural_reports_a_bad_checkpoint(tmp_path):
 
 
 def test_training_minutes_count_imitation_rounds_and_ppo_iterations():
-    from train.plot import training_minutes
+    from imperiale_train.plot import training_minutes
 
     rows = [
         {"iteration": 0, "imitation_round": 1, "global_step": 0, "perf/label_s": 50.0, "perf/imitation_update_s": 10.0},

@@ -9,12 +9,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from train.checkpoint import load_checkpoint  # noqa: E402
-from train.config import ConfigError, make_config  # noqa: E402
-from train.model import ActorCritic  # noqa: E402
-from train.rollout import CURRENT, FIXED, OpponentPool, SelfPlayRollout  # noqa: E402
-from train.run import _start_from, train  # noqa: E402
+from imperiale_agents.heuristic import HeuristicAgent  # noqa: E402
+from imperiale_train.checkpoint import load_checkpoint  # noqa: E402
+from imperiale_train.config import ConfigError, make_config  # noqa: E402
+from imperiale_train.model import ActorCritic  # noqa: E402
+from imperiale_train.rollout import CURRENT, FIXED, OpponentPool, SelfPlayRollout  # noqa: E402
+from imperiale_train.run import _start_from, train  # noqa: E402
 
 TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=1, num_minibatches=2, eval_groups=2,
             eval_single_deal=True, plot=False, eval_every=0, progress=False, tensorboard=False, threads=1,

@@ -1,4 +1,4 @@
-"""The shared play of the cards (imperiale_env.tricks): the array and the Python-int forms agree
+"""The shared play of the cards (imperiale_env.core.tricks): the array and the Python-int forms agree
 with each other and with the reference engine's readable legality and trick winner."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import random
 import numpy as np
 import pytest
 
-from imperiale_env.cards import deck
-from imperiale_env.game import Game, trick_winner_card
-from imperiale_env.kernels.play import legal_plays
-from imperiale_env.rules import make_rules
-from imperiale_env.tricks import beats, beats_one, legal_cards_one
+from imperiale_env.core.cards import deck
+from imperiale_env.core.rules import make_rules
+from imperiale_env.core.tricks import beats, beats_one, legal_cards_one
+from imperiale_env.kernels.trick_rules import legal_plays
+from imperiale_env.reference.game import Game, trick_winner_card
 
 PLAY_RULES = [
     make_rules("academie"), make_rules("academie3"), make_rules("imperijal"),

@@ -10,11 +10,11 @@ from gymnasium.vector import AutoresetMode
 
 import imperiale_env  # noqa: F401  (registers ImperialeSelfPlay-v0)
 from imperiale_env.batch import BatchGame
-from imperiale_env.game import Game
-from imperiale_env.observation import OBS_SIZE, OFFSETS
-from imperiale_env.rules import PRESET_NAMES, make_rules
-from imperiale_env.shuffle import next_game_seed
-from imperiale_env.vector_env import ImperialeVectorEnv
+from imperiale_env.core.observation import OBS_SIZE, OFFSETS
+from imperiale_env.core.rules import PRESET_NAMES, make_rules
+from imperiale_env.core.shuffle import next_game_seed
+from imperiale_env.envs.vector_env import ImperialeVectorEnv
+from imperiale_env.reference.game import Game
 
 
 def random_actions(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from imperiale_env.records import game_from_record, replay_record
+from imperiale_env.records.game_records import game_from_record, replay_record
 from imperiale_web.app import create_app
 
 

@@ -9,7 +9,7 @@ Its keys:
 format, version  ``"imperiale-ppo"``, :data:`VERSION`
 obs_size         observation width the networks were built for (485)
 num_actions      43
-config           the :class:`~train.config.TrainConfig` as a dict
+config           the :class:`~imperiale_train.config.TrainConfig` as a dict
 rules            the rules record (:meth:`Rules.to_dict`)
 seed             the run's seed
 iteration        PPO updates done; ``global_step``: decisions collected
@@ -24,7 +24,7 @@ imitation_round  imitation rounds done (absent in checkpoints of runs before imi
 imitation_labels labels those rounds made: the first rows of ``labels.pt`` next to it
 ===============  =================================================================
 
-The labels of the imitation rounds (:class:`~train.imitate.Labels`, tensors only) are kept in
+The labels of the imitation rounds (:class:`~imperiale_train.imitate.Labels`, tensors only) are kept in
 their own file, ``labels.pt``, written before the checkpoint of each round: the checkpoints of
 the PPO iterations that follow do not copy them.  A run killed between the two writes resumes
 from the first ``imitation_labels`` rows.
@@ -39,8 +39,8 @@ from typing import Any
 
 import torch
 
-from imperiale_env.actions import NUM_ACTIONS
-from imperiale_env.observation import OBS_SIZE
+from imperiale_env.core.actions import NUM_ACTIONS
+from imperiale_env.core.observation import OBS_SIZE
 
 FORMAT = "imperiale-ppo"
 VERSION = 2
@@ -131,9 +131,9 @@ def check_shape(data: dict[str, Any], path: str | Path) -> None:
 
 
 def build_model(data: dict[str, Any]):
-    """The :class:`~train.model.ActorCritic` of a loaded checkpoint, weights restored."""
-    from .config import ConfigError, config_from_dict
-    from .model import ActorCritic
+    """The :class:`~imperiale_train.model.ActorCritic` of a loaded checkpoint, weights restored."""
+    from imperiale_train.config import ConfigError, config_from_dict
+    from imperiale_train.model import ActorCritic
 
     try:
         cfg = config_from_dict(data["config"])

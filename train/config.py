@@ -126,8 +126,8 @@ class TrainConfig:
             if not cond:
                 raise ConfigError(f"bad value {key}={getattr(self, key)!r} (allowed: {allowed})")
 
-        from imperiale_env.inputs import InputError, seed
-        from imperiale_env.rules import PRESET_NAMES
+        from imperiale_env.core.inputs import InputError, seed
+        from imperiale_env.core.rules import PRESET_NAMES
 
         for key in ("seed", "eval_seed"):
             try:
@@ -161,13 +161,13 @@ class TrainConfig:
         need(not self.train_opponents or self.rollout_workers == 0, "train_opponents",
              "none with rollout_workers (the fixed agents play in this process only)")
         if self.imitation_infer and self.imitation_rounds:
-            from agents.champions import champion_presets
+            from imperiale_agents.champions import champion_presets
 
             need(self.rules in champion_presets() and self.make_rules().players == 2, "imitation_infer",
                  f"false for {self.rules}: it needs two players and a shipped champion "
                  f"(presets with one: {', '.join(champion_presets()) or 'none'})")
         if self.target_imperiales:
-            from imperiale_env.rules import RulesError
+            from imperiale_env.core.rules import RulesError
 
             try:
                 self.make_rules()
@@ -176,7 +176,7 @@ class TrainConfig:
         return self
 
     def make_rules(self):
-        from imperiale_env.rules import make_rules
+        from imperiale_env.core.rules import make_rules
 
         extra = {"target_imperiales": self.target_imperiales} if self.target_imperiales else {}
         return make_rules(self.rules, **extra)
@@ -306,7 +306,7 @@ def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
 def load_yaml(path: str | Path) -> dict[str, Any]:
     import yaml
 
-    from imperiale_env.inputs import InputError, input_file
+    from imperiale_env.core.inputs import InputError, input_file
 
     try:
         path = input_file(path, "config file")
@@ -391,10 +391,10 @@ def memory_estimate(cfg: TrainConfig) -> dict[str, int]:
     perfect critic), the networks (weights, gradients, two Adam moments, the per-iteration
     snapshot kept for Ctrl-C, the opponent pool), the games and the imitation labels.  An estimate, meant to refuse
     sizes that cannot fit before anything is allocated."""
-    from imperiale_env.actions import NUM_ACTIONS
-    from imperiale_env.observation import OBS_SIZE
+    from imperiale_train.model import HIDDEN_HANDS_SIZE, critic_input_size
 
-    from .model import HIDDEN_HANDS_SIZE, critic_input_size
+    from imperiale_env.core.actions import NUM_ACTIONS
+    from imperiale_env.core.observation import OBS_SIZE
 
     decisions = cfg.num_envs * cfg.num_steps
     per_decision = 2 * (OBS_SIZE * 4 + NUM_ACTIONS) + 96  # buffer + training copy; ~12 scalars each

@@ -1,16 +1,17 @@
 """Win rates of a policy against fixed agents, on duplicate deals.
 
-Uses the agents package's tournament (:func:`agents.tournament.play_match` and
-:func:`~agents.tournament.pair_stats`): every seed is played once per seating (the seats
+Uses the agents package's tournament (:func:`imperiale_agents.tournament.play_match` and
+:func:`~imperiale_agents.tournament.pair_stats`): every seed is played once per seating (the seats
 swapped with two players, rotated with three), and the 95 % interval is paired over those
 seed groups.
 """
 
 from __future__ import annotations
 
-from agents.base import make_agent
-from agents.tournament import pair_stats, play_match
-from imperiale_env.rules import Rules
+from imperiale_agents.base import make_agent
+from imperiale_agents.tournament import pair_stats, play_match
+
+from imperiale_env.core.rules import Rules
 
 
 def evaluate(agent, rules: Rules, opponents: tuple[str, ...] = ("random", "heuristic"), *, groups: int = 100,

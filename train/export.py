@@ -1,6 +1,6 @@
 """Exported policies: what a finished run ships, the policy network and how it was made.
 
-A training checkpoint (:mod:`train.checkpoint`) holds everything the next iteration reads:
+A training checkpoint (:mod:`imperiale_train.checkpoint`) holds everything the next iteration reads:
 the optimiser's moments, the generators, the opponent pool, the game batch, the critic.  To
 play, only the policy is needed, so :func:`export_policy` writes a file ten or more times
 smaller, the form of the champions shipped in ``agents/champions/``
@@ -10,10 +10,10 @@ smaller, the form of the champions shipped in ``agents/champions/``
 format, version  ``"imperiale-policy"``, :data:`VERSION`
 obs_size         observation width the network was built for (485)
 num_actions      43
-config           the run's :class:`~train.config.TrainConfig` as a dict: the network's
+config           the run's :class:`~imperiale_train.config.TrainConfig` as a dict: the network's
                  shape (``hidden``, ``activation``) and the whole recipe
 rules            the rules record it was trained under (:meth:`Rules.to_dict`)
-actor            the policy network's state dict (:class:`~train.model.Policy`)
+actor            the policy network's state dict (:class:`~imperiale_train.model.Policy`)
 provenance       ``seed``, ``iteration``, ``global_step``, ``train_seconds`` (the run's
                  iterations and evaluations, from its ``metrics.jsonl``; ``None`` when
                  that file does not cover every iteration), ``history`` (its
@@ -35,12 +35,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from imperiale_train.checkpoint import CheckpointError, build_model, check_checkpoint, check_contents, read_file
 
-from imperiale_env.actions import NUM_ACTIONS
-from imperiale_env.inputs import input_file, output_file
-from imperiale_env.observation import OBS_SIZE
-
-from .checkpoint import CheckpointError, build_model, check_checkpoint, check_contents, read_file
+from imperiale_env.core.actions import NUM_ACTIONS
+from imperiale_env.core.inputs import input_file, output_file
+from imperiale_env.core.observation import OBS_SIZE
 
 FORMAT = "imperiale-policy"
 VERSION = 1
@@ -59,7 +58,7 @@ class LoadedPolicy:
 
 def load_policy(path: str | Path, map_location: str | torch.device = "cpu") -> LoadedPolicy:
     """The policy of ``path``: an exported policy file or a training checkpoint (its actor);
-    :class:`~train.checkpoint.CheckpointError` naming what is wrong with any other file."""
+    :class:`~imperiale_train.checkpoint.CheckpointError` naming what is wrong with any other file."""
     data = read_file(path, map_location)
     if isinstance(data, dict) and data.get("format") == FORMAT:
         return _policy_from_export(data, Path(path))
@@ -69,8 +68,8 @@ def load_policy(path: str | Path, map_location: str | torch.device = "cpu") -> L
 
 
 def _policy_from_export(data: dict[str, Any], path: Path) -> LoadedPolicy:
-    from .config import ConfigError, config_from_dict
-    from .model import Policy
+    from imperiale_train.config import ConfigError, config_from_dict
+    from imperiale_train.model import Policy
 
     if data.get("version") != VERSION:
         raise CheckpointError(f"{path} is an exported policy of version {data.get('version')!r}; this code reads "
@@ -166,7 +165,7 @@ def export_policy(checkpoint: str | Path, out: str | Path) -> Path:
 def _write_new(path: Path, payload: bytes) -> None:
     """Create ``path`` with ``payload``; an existing file is never replaced (``open(..., "x")``),
     and a file left half-written by a failure is removed."""
-    from imperiale_env.inputs import InputError
+    from imperiale_env.core.inputs import InputError
 
     try:
         f = open(path, "xb")

@@ -1,13 +1,13 @@
 """Search-guided imitation: deals played by ``pimc``, its card values as targets, behaviour cloning.
 
 Why: PPO from scratch learns the play of the cards slowly, from one reward at the end of a deal;
-``pimc`` (:mod:`agents.pimc`) plays well from the observation alone but searches ~10 ms a card.
+``pimc`` (:mod:`imperiale_agents.pimc`) plays well from the observation alone but searches ~10 ms a card.
 Imitation distils its search into the policy network that PPO then fine-tunes (the same
-:class:`~train.model.ActorCritic`, the same optimizer), so PPO starts from a player near
+:class:`~imperiale_train.model.ActorCritic`, the same optimizer), so PPO starts from a player near
 ``pimc``'s strength instead of from a random one.
 
 **Labels** (:func:`label_deals`).  Deals are played on the batched engine; at every card to play
-with more than one legal card, ``pimc`` searches (:func:`agents.pimc.search_row`: sampled deals
+with more than one legal card, ``pimc`` searches (:func:`imperiale_agents.pimc.search_row`: sampled deals
 of the hidden cards, each solved exactly, full depth), plays its card, and the mean value of every
 legal card over the sampled deals (points for the acting seat) is kept.  Declarations are the
 heuristic's (as in ``pimc``), kept as its choice.  Every labelled decision also keeps the reward
@@ -29,19 +29,18 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
+from imperiale_train.config import TrainConfig
+from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic
+from imperiale_train.rollout import hidden_hands
 from torch import nn
 
-from imperiale_env.actions import NUM_ACTIONS
 from imperiale_env.batch import BatchGame
-from imperiale_env.cards import NUM_CARDS
-from imperiale_env.observation import OBS_SIZE
-from imperiale_env.rules import Rules
+from imperiale_env.core.actions import NUM_ACTIONS
+from imperiale_env.core.cards import NUM_CARDS
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.rules import Rules
 
-from .config import TrainConfig
-from .model import HIDDEN_HANDS_SIZE, ActorCritic
-from .rollout import hidden_hands
-
-#: Phase of a card to play in the observation (:class:`agents.view.View`).
+#: Phase of a card to play in the observation (:class:`imperiale_agents.view.View`).
 PLAY_PHASE = 2
 
 
@@ -116,7 +115,7 @@ class SearchPool:
             self._pool = mp.get_context("fork").Pool(workers, initializer=_ignore_sigint)
 
     def map(self, jobs: list) -> list:
-        from agents.pimc import search_row
+        from imperiale_agents.pimc import search_row
 
         if self._pool is None or len(jobs) < 2:
             return [search_row(j) for j in jobs]
@@ -141,12 +140,12 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
     """Play ``games`` games (deals with ``single_deal``) side by side, ``pimc:samples`` at the cards
     and the heuristic at the declarations, and label every decision that had a choice (the module
     docstring says how).  ``infer``: an opponent model; then the searches are ``pimc:samples:infer``'s,
-    on worlds weighed by the model's likelihood of the opponent's plays (:mod:`agents.inference`).
+    on worlds weighed by the model's likelihood of the opponent's plays (:mod:`imperiale_agents.inference`).
     ``bar``: a progress bar advanced by one per game that ends."""
-    from agents.heuristic import HeuristicAgent
-    from agents.inference import PlayMemory
-    from agents.pimc import search_job, weighted_worlds
-    from agents.view import decode
+    from imperiale_agents.heuristic import HeuristicAgent
+    from imperiale_agents.inference import PlayMemory
+    from imperiale_agents.pimc import search_job, weighted_worlds
+    from imperiale_agents.view import decode
 
     heuristic = HeuristicAgent(rules)
     bg = BatchGame(rules, games, single_deal=single_deal)

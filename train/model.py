@@ -12,9 +12,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from imperiale_env.actions import NUM_ACTIONS
-from imperiale_env.cards import NUM_CARDS
-from imperiale_env.observation import OBS_SIZE
+from imperiale_env.core.actions import NUM_ACTIONS
+from imperiale_env.core.cards import NUM_CARDS
+from imperiale_env.core.observation import OBS_SIZE
 
 #: Logit given to illegal actions: exp(MASK_VALUE - max) is exactly 0 in float32, so a masked
 #: softmax, argmax or Gumbel-max sample never selects an illegal action.

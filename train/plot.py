@@ -2,10 +2,10 @@
 and training statistics against training time.
 
 Time, not decisions, is the x axis because a run may begin with imitation rounds
-(:mod:`train.imitate`), which collect no PPO decisions but cost most of the run's time; the
+(:mod:`imperiale_train.imitate`), which collect no PPO decisions but cost most of the run's time; the
 minutes are the run's own measured work (labels, updates, rollouts), evaluations left out.
 
-``python -m train.plot RUN_DIR [RUN_DIR ...] [--out FILE]`` (several runs: overlaid, e.g. to
+``python -m imperiale_train.plot RUN_DIR [RUN_DIR ...] [--out FILE]`` (several runs: overlaid, e.g. to
 compare ``critic=plain`` and ``critic=perfect``).
 """
 
@@ -86,7 +86,7 @@ def plot_learning_curve(*run_dirs: str | Path, out: str | Path | None = None) ->
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.plot", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m imperiale_train.plot", description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR")
     parser.add_argument("--out", metavar="FILE")
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """The masked PPO update (clipped objective, value loss, entropy bonus), CleanRL style.
 
 The advantages come from :mod:`rollout` (GAE over each seat's own decisions).  The policy's
-logits are masked (illegal actions get :data:`~train.model.MASK_VALUE`) in the rollout and in
+logits are masked (illegal actions get :data:`~imperiale_train.model.MASK_VALUE`) in the rollout and in
 the update alike, so the ratio and the entropy only involve legal actions.
 """
 
@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from imperiale_train.config import TrainConfig
+from imperiale_train.model import ActorCritic
+from imperiale_train.rollout import RolloutBatch
 from torch import nn
-
-from .config import TrainConfig
-from .model import ActorCritic
-from .rollout import RolloutBatch
 
 
 def ppo_update(model: ActorCritic, optimizer: torch.optim.Optimizer, batch: RolloutBatch, cfg: TrainConfig,

@@ -1,8 +1,8 @@
 """Self-play rollouts collected by Ray actors (``rollout_workers=N``), learner in this process.
 
-:class:`RayRollout` stands in for :class:`~train.rollout.SelfPlayRollout` in the training loop
+:class:`RayRollout` stands in for :class:`~imperiale_train.rollout.SelfPlayRollout` in the training loop
 (same ``collect``, ``refresh_pool``, ``state``, ``load_state``): each of the ``N`` actors
-(:class:`RolloutWorker`) holds a :class:`~train.rollout.SelfPlayRollout` of ``num_envs / N``
+(:class:`RolloutWorker`) holds a :class:`~imperiale_train.rollout.SelfPlayRollout` of ``num_envs / N``
 game slots (its batched engine, seat assignment and buffers), a CPU copy of the actor-critic
 and of the opponent pool, and computes the GAE of its own games, so its part of the batch is
 exactly what a single process with those slots would have produced.
@@ -36,14 +36,13 @@ from typing import Any
 
 import numpy as np
 import torch
+from imperiale_agents.cluster import ClusterError, check_cpus, connect, failure, import_ray
+from imperiale_train.config import TrainConfig, config_from_dict, replace
+from imperiale_train.model import ActorCritic
+from imperiale_train.rollout import OpponentPool, RolloutBatch, SelfPlayRollout
 
-from imperiale_env.cluster import ClusterError, check_cpus, connect, failure, import_ray
-from imperiale_env.observation import OBS_SIZE
-from imperiale_env.rules import Rules
-
-from .config import TrainConfig, config_from_dict, replace
-from .model import ActorCritic
-from .rollout import OpponentPool, RolloutBatch, SelfPlayRollout
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.rules import Rules
 
 #: Restarts of a dead actor, and reruns of its interrupted rollout, before the run gives up.
 MAX_RESTARTS = 3

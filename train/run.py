@@ -9,7 +9,7 @@ continues a killed run from its last checkpoint exactly as the uninterrupted run
 Ctrl-C and a loss that is not finite checkpoint the last complete iteration before stopping.
 
 With ``imitation_rounds``, the PPO iterations are preceded by rounds of imitation of ``pimc``
-(:mod:`train.imitate`) on the same network and optimizer: each round labels new deals, trains on
+(:mod:`imperiale_train.imitate`) on the same network and optimizer: each round labels new deals, trains on
 every label so far and is checkpointed (with the labels in ``labels.pt``); PPO then starts from
 the imitated weights with a fresh optimizer (``imitated.pt`` keeps the checkpoint of the last
 round, to compare with).  The phase and its round are in the checkpoint, so a run resumes
@@ -32,12 +32,16 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from imperiale_env.cluster import ClusterError
-from imperiale_env.inputs import InputError, output_dir
-
-from .checkpoint import VERSION, CheckpointError, load_checkpoint, load_labels, save_checkpoint, save_labels
-from .config import (
+from imperiale_agents.cluster import ClusterError
+from imperiale_train.checkpoint import (
+    VERSION,
+    CheckpointError,
+    load_checkpoint,
+    load_labels,
+    save_checkpoint,
+    save_labels,
+)
+from imperiale_train.config import (
     ConfigError,
     TrainConfig,
     check_memory,
@@ -48,11 +52,13 @@ from .config import (
     parse_overrides,
     resume_config,
 )
-from .evaluate import evaluate
-from .imitate import Labels, SearchPool, imitation_update, label_deals, worker_count
-from .model import ActorCritic
-from .ppo import ppo_update
-from .rollout import OpponentPool, SelfPlayRollout, as_arrays, as_tensors
+from imperiale_train.evaluate import evaluate
+from imperiale_train.imitate import Labels, SearchPool, imitation_update, label_deals, worker_count
+from imperiale_train.model import ActorCritic
+from imperiale_train.ppo import ppo_update
+from imperiale_train.rollout import OpponentPool, SelfPlayRollout, as_arrays, as_tensors
+
+from imperiale_env.core.inputs import InputError, output_dir
 
 CHECKPOINT_NAME = "checkpoint.pt"
 LABELS_NAME = "labels.pt"
@@ -93,7 +99,7 @@ def check_run_dir(run_dir: str) -> Path:
 def config_for_resume(config_path: str | Path | None, overrides: list[str] | tuple[str, ...]) -> TrainConfig:
     """The configuration ``imperiale train --resume`` continues: the one in the checkpoint of
     ``run_dir`` (given in ``overrides``, else the default), with the runtime keys the user gave
-    (:func:`~train.config.resume_config`); ``config_path`` may only repeat the checkpoint's values."""
+    (:func:`~imperiale_train.config.resume_config`); ``config_path`` may only repeat the checkpoint's values."""
     given: dict[str, Any] = dict(load_yaml(config_path)) if config_path is not None else {}
     given.update(parse_overrides(overrides))
     if "run_dir" in given:
@@ -123,7 +129,7 @@ def _saved_config(data: dict[str, Any], ckpt_path: Path) -> TrainConfig:
 
 def _check_opponents(cfg: TrainConfig, rules) -> None:
     """Build every evaluation and training opponent now, so that a bad spec fails before the first iteration."""
-    from agents.base import AgentError, make_agent
+    from imperiale_agents.base import AgentError, make_agent
 
     for key in ("eval_opponents", "train_opponents"):
         for spec in getattr(cfg, key):
@@ -136,7 +142,7 @@ def _check_opponents(cfg: TrainConfig, rules) -> None:
 def _start_from(cfg: TrainConfig, model: ActorCritic) -> None:
     """Load the weights of ``cfg.init_from`` into ``model``: a fine-tuning run starts where another
     ended (its optimizer, games and pool are not taken: this is a new run)."""
-    from .checkpoint import build_model
+    from imperiale_train.checkpoint import build_model
 
     try:
         source, saved = build_model(load_checkpoint(cfg.init_from))
@@ -274,7 +280,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
     pool = OpponentPool(cfg.pool_size, cfg.hidden, cfg.activation, device)
     if cfg.rollout_workers:
-        from .ray_rollout import RayRollout
+        from imperiale_train.ray_rollout import RayRollout
 
         rollout = RayRollout(cfg, rules, device)
     else:
@@ -353,7 +359,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
 
     def run_evaluation(stats: dict[str, float]) -> None:
         nonlocal last_eval
-        from agents.neural import PolicyAgent
+        from imperiale_agents.neural import PolicyAgent
 
         te = time.perf_counter()
         result = evaluate(PolicyAgent(model.actor, greedy=True, device=device), rules, cfg.eval_opponents,
@@ -376,7 +382,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
         if imitation_round < cfg.imitation_rounds:
             search_pool = SearchPool(worker_count(cfg.imitation_workers))
             if cfg.imitation_infer:
-                from agents.base import make_agent
+                from imperiale_agents.base import make_agent
 
                 infer = make_agent("champion", rules)
         while imitation_round < cfg.imitation_rounds:
@@ -485,7 +491,7 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
         outputs["tensorboard"] = run_dir / "tb"
     if cfg.plot and iteration == cfg.iterations and done_here:
         try:
-            from .plot import plot_learning_curve
+            from imperiale_train.plot import plot_learning_curve
 
             outputs["plot"] = plot_learning_curve(run_dir)
         except ImportError:

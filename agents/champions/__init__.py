@@ -1,11 +1,11 @@
 """The shipped champions: one small trained policy per rules preset, inside the package.
 
 A champion is the file ``agents/champions/PRESET.pt``, an exported policy
-(:mod:`train.export`: the network's weights and shape, the rules it was trained under and how
+(:mod:`imperiale_train.export`: the network's weights and shape, the rules it was trained under and how
 it was trained; no optimiser or game state), read with ``torch.load(weights_only=True)`` like
 every checkpoint, so that loading it runs no code.  It plays as the agent spec ``champion``
 (the champion of the rules being played) or ``champion:PRESET`` (named; it must be the preset
-being played), built by :func:`agents.base.make_agent` and so usable wherever an agent is
+being played), built by :func:`imperiale_agents.base.make_agent` and so usable wherever an agent is
 named: ``imperiale play --opponent champion``, ``imperiale eval --agents champion,heuristic``,
 the web table, and from Python (``agents.champion("academie")``, which is the opponent to give
 ``gymnasium.make("Imperiale-v0", opponent=...)``).
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from imperiale_env.rules import PRESET_NAMES
+from imperiale_env.core.rules import PRESET_NAMES
 
 CHAMPIONS_DIR = Path(__file__).resolve().parent
 """Where the champion files live: ``PRESET.pt`` for each preset that has one."""

@@ -6,10 +6,10 @@ and scoring), :mod:`.play` (the legal actions), :mod:`.observe` (the observation
 (:class:`BatchGame`).
 """
 
-from ..events import EVENT_KINDS, POINTS_PER_IMPERIALE
-from .engine import BatchGame
-from .state import HISTORY_LEN, NONE, PLAY, POINT, QUESTION, BatchState
-from .tables import Stage, build_stages
+from imperiale_env.batch.engine import BatchGame
+from imperiale_env.batch.state import HISTORY_LEN, NONE, PLAY, POINT, QUESTION, BatchState
+from imperiale_env.batch.tables import Stage, build_stages
+from imperiale_env.core.events import EVENT_KINDS, POINTS_PER_IMPERIALE
 
 __all__ = [
     "EVENT_KINDS", "HISTORY_LEN", "NONE", "PLAY", "POINT", "POINTS_PER_IMPERIALE", "QUESTION", "BatchGame",

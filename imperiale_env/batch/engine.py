@@ -4,12 +4,12 @@ Hands, captured cards and revealed cards are uint64 bitmasks (bit ``c`` is card 
 every game carries a *stage* index into a static list of stages built from the rules
 (:mod:`.tables`).  :meth:`BatchGame.step` applies one action per game and runs every game
 that must forward through the automatic stages until it waits on a decision again, in one
-compiled call (:mod:`.stages`, :mod:`imperiale_env.kernels.batch_stages`).  The state is one
+compiled call (:mod:`.stages`, :mod:`imperiale_env.batch.stages_kernels`).  The state is one
 dataclass of arrays (:mod:`.state`); the legal actions and the observation are in :mod:`.play`
 and :mod:`.observe`.  This module is the public face: reset, the legal actions, step, the event
 log, rewards and checkpoints.
 
-The engine agrees exactly with the reference :class:`~imperiale_env.game.Game` (the
+The engine agrees exactly with the reference :class:`~imperiale_env.reference.game.Game` (the
 differential tests check masks, trick winners, score events and scores on every deal),
 and deals with the same seeded function, so game ``i`` of a batch is the lone game with
 the same seed whatever the batch size.
@@ -28,19 +28,19 @@ from typing import Any
 
 import numpy as np
 
-from .. import actions as act
-from ..bitcards import unpack
-from ..events import EVENT_KINDS, POINTS_PER_IMPERIALE
-from ..inputs import seed as check_seed
-from ..kernels.threads import check_threads, numba_threads
-from ..observation import OBS_SIZE
-from ..rules import Rules, resolve_rules
-from ..shuffle import as_seeds, batch_seeds, next_game_seed
-from .observe import observe
-from .play import action_bits, illegal_actions, rule_flags
-from .stages import StageMachine
-from .state import HISTORY_LEN, NONE, PLAY, POINT, QUESTION, BatchState
-from .tables import Tables
+from imperiale_env.batch.card_play import action_bits, illegal_actions, rule_flags
+from imperiale_env.batch.observe import observe
+from imperiale_env.batch.stages import StageMachine
+from imperiale_env.batch.state import HISTORY_LEN, NONE, PLAY, POINT, QUESTION, BatchState
+from imperiale_env.batch.tables import Tables
+from imperiale_env.core import actions as act
+from imperiale_env.core.card_masks import unpack
+from imperiale_env.core.events import EVENT_KINDS, POINTS_PER_IMPERIALE
+from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.rules import Rules, resolve_rules
+from imperiale_env.core.shuffle import as_seeds, batch_seeds, next_game_seed
+from imperiale_env.kernels.threads import check_threads, numba_threads
 
 __all__ = ["EVENT_KINDS", "HISTORY_LEN", "NONE", "PLAY", "POINT", "POINTS_PER_IMPERIALE", "QUESTION", "BatchGame"]
 
@@ -52,11 +52,11 @@ class BatchGame:
     """``num_games`` games under one ``rules``, stepped together.
 
     ``auto_next_game``: when a game ends its slot starts the next game at once (seed
-    :func:`~imperiale_env.shuffle.next_game_seed`), so the batch never idles; the step
+    :func:`~imperiale_env.core.shuffle.next_game_seed`), so the batch never idles; the step
     that ended it reports the rewards and ``terminated``.  ``single_deal``: a game is one
     deal, from the start score given to :meth:`reset`.  ``record_events``: keep the score
     events for :meth:`pop_events` (tests, replays); ``keep_history``: keep every game's
-    deals and decisions so that :func:`~imperiale_env.batch_records.record_from_batch` can
+    deals and decisions so that :func:`~imperiale_env.records.batch_records.record_from_batch` can
     write its record; ``keep_final_obs``: fill :attr:`final_observation` for games that end
     (same-step autoreset); all off for speed.  ``threads``: how many cores the compiled loops
     (legal actions, the play of the cards, the observation) use; every result is the same
@@ -146,12 +146,12 @@ class BatchGame:
     ) -> None:
         """Start a game in every slot.
 
-        ``seed``: one integer (game ``i`` gets :func:`~imperiale_env.shuffle.batch_seeds`)
+        ``seed``: one integer (game ``i`` gets :func:`~imperiale_env.core.shuffle.batch_seeds`)
         or one seed per game.  ``dealer`` / ``imperiales`` / ``points`` start from a given
         score (one for all games or one per game); games restarted by ``auto_next_game``
         start from it too (the dealer drawn from the new seed unless ``dealer`` was given).
         ``deals``: optional ``(N, D, cards)`` card orders (priority order hands, then the
-        turned card and talon, as :func:`~imperiale_env.game.deal_cards` lays them) used for
+        turned card and talon, as :func:`~imperiale_env.reference.game.deal_cards` lays them) used for
         the first ``D`` deals instead of the seeded ones (records)."""
         seeds = self._checked_seeds(seed)
         self._check_start(dealer, imperiales, points)
@@ -213,8 +213,8 @@ class BatchGame:
     def pop_events(self) -> np.ndarray:
         """Events since the last call, ordered by game then time: rows of
         ``(game_id, deal_index, kind, player, amount)`` where ``kind`` indexes
-        :data:`~imperiale_env.events.EVENT_KINDS` and ``amount`` is in the event's unit
-        (:func:`~imperiale_env.events.unit`): the points of an award, the impériales of a
+        :data:`~imperiale_env.core.events.EVENT_KINDS` and ``amount`` is in the event's unit
+        (:func:`~imperiale_env.core.events.unit`): the points of an award, the impériales of a
         gain-type event, the count of an ``imperiale`` event, the points lost in a
         ``wipe``, 0 for ``game_over``."""
         if not self._events:
@@ -301,7 +301,7 @@ class BatchGame:
     def observe(
         self, out: np.ndarray | None = None, players: np.ndarray | None = None, rows: np.ndarray | None = None
     ) -> np.ndarray:
-        """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`~imperiale_env.observation`)
+        """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`~imperiale_env.core.observation`)
         of the acting player in every game, or of ``players`` (one seat per game; a player who
         is not to act sees no pending decision).  ``rows`` encodes only those games
         (``players`` then has one seat per row).  Pass ``out`` to fill a preallocated buffer."""

@@ -1,6 +1,6 @@
 """The observation encoder of the batched engine (the layout is documented in
-:mod:`~imperiale_env.observation`): checks the request, then one compiled loop over the games
-(:func:`imperiale_env.kernels.batch_observe.encode`) fills the buffer."""
+:mod:`~imperiale_env.core.observation`): checks the request, then one compiled loop over the games
+(:func:`imperiale_env.batch.observe_kernels.encode`) fills the buffer."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..kernels.batch_observe import OFFSET_NAMES, encode, encode_threaded
-from ..observation import OBS_SIZE, OFFSETS
+from imperiale_env.batch.observe_kernels import OFFSET_NAMES, encode, encode_threaded
+from imperiale_env.core.observation import OBS_SIZE, OFFSETS
 
 if TYPE_CHECKING:
-    from .engine import BatchGame
+    from imperiale_env.batch.engine import BatchGame
 
 #: Where each block starts, in the order the kernel reads them.
 BLOCK_STARTS = np.array([OFFSETS[name].start for name in OFFSET_NAMES], dtype=np.int64)

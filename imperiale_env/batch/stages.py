@@ -1,5 +1,5 @@
 """The stage machine of the batched engine: the Python side of the compiled step
-(:mod:`imperiale_env.kernels.batch_stages`).
+(:mod:`imperiale_env.batch.stages_kernels`).
 
 :class:`StageMachine` calls the kernels on the batch state's own arrays and does what
 needs Python around them: empties the score event buffers into the engine's event log,
@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..kernels.batch_score import R_EVENT_BOUND
-from ..kernels.batch_stages import PAUSED, RESUME, START, STEP, run_games, step_threaded
+from imperiale_env.batch.score_kernels import R_EVENT_BOUND
+from imperiale_env.batch.stages_kernels import PAUSED, RESUME, START, STEP, run_games, step_threaded
 
 if TYPE_CHECKING:
-    from .engine import BatchGame
+    from imperiale_env.batch.engine import BatchGame
 
 _NO_SEEDS = np.zeros(0, dtype=np.uint64)
 _NO_ROWS = np.zeros(0, dtype=np.int64)

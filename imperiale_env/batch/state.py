@@ -2,7 +2,7 @@
 
 A field's metadata says its scope, dtype, trailing shape and fill value.  Per-deal fields
 are reset to their fill value at the start of every deal by the compiled deal start
-(:func:`~imperiale_env.kernels.batch_stages.reset_deal`), which walks the fields of
+(:func:`~imperiale_env.batch.stages_kernels.reset_deal`), which walks the fields of
 :meth:`BatchState.deal_fields`: a new per-deal field cannot leak from one deal into the next
 because nobody has to remember to add it to a list.  The trailing shape names the sizes
 known only when the batch is built: ``P`` players, ``C`` cards in the pack, ``H`` the
@@ -120,7 +120,7 @@ class BatchState:
     def deal_fields(self) -> Any:
         """The per-deal arrays as a named tuple (:data:`DealFields`), which the compiled deal start
         walks to put every one back to its fill (:data:`DEAL_FILLS`, in the same order) at every
-        deal (:func:`~imperiale_env.kernels.batch_stages.reset_deal`)."""
+        deal (:func:`~imperiale_env.batch.stages_kernels.reset_deal`)."""
         return DealFields(*(getattr(self, f.name) for f in _DEAL_FIELDS))
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,9 +1,9 @@
 """What the rules fix for a whole batch: the stages of a deal and the card tables of the declarations.
 
-A deal is a static list of stages built from the rules (the chronology of :mod:`~imperiale_env.game`,
+A deal is a static list of stages built from the rules (the chronology of :mod:`~imperiale_env.reference.game`,
 written as data).  A stage is either a decision (the in-hand questions of one player, the
 turned-card impériale, one player's point, the play) or an automatic step (dealing, scoring, the
-deal's end); the compiled stage machine (:mod:`imperiale_env.kernels.batch_stages`) reads them as
+deal's end); the compiled stage machine (:mod:`imperiale_env.batch.stages_kernels`) reads them as
 numbers, with the rule values and card tables of :attr:`Tables.arrays`.
 
 The in-hand items a player may show are numbered slots (bit ``j`` of his item masks):
@@ -18,13 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bitcards import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, RANK_MASK
-from ..cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
-from ..kernels import batch_score as sc
-from ..kernels.batch_stages import STAGE_KINDS
-from ..rules import FALLEN_IMPERIALES, Rules, rank_index
-from ..tricks import trick_points_table
-from .state import DEAL_FILLS
+from imperiale_env.batch import score_kernels as sc
+from imperiale_env.batch.stages_kernels import STAGE_KINDS
+from imperiale_env.batch.state import DEAL_FILLS
+from imperiale_env.core.card_masks import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, RANK_MASK
+from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
+from imperiale_env.core.rules import FALLEN_IMPERIALES, Rules, rank_index
+from imperiale_env.core.tricks import trick_points_table
 
 CB_ITEM = 0
 QUART_ITEMS = range(1, 5)
@@ -38,7 +38,7 @@ KQJ = RANK_MASK[K] | RANK_MASK[Q] | RANK_MASK[J]
 @dataclass(frozen=True)
 class Stage:
     """One step of a deal: ``kind`` names what it does (one of
-    :data:`~imperiale_env.kernels.batch_stages.STAGE_KINDS`), ``pos`` a priority position."""
+    :data:`~imperiale_env.batch.stages_kernels.STAGE_KINDS`), ``pos`` a priority position."""
 
     kind: str
     pos: int = 0

@@ -1,4 +1,4 @@
-"""The seeded hashes of :mod:`imperiale_env.shuffle`, compiled for one game at a time: the
+"""The seeded hashes of :mod:`imperiale_env.core.shuffle`, compiled for one game at a time: the
 deal's card order, the first dealer and the next game's seed.
 
 The same SplitMix64 arithmetic bit for bit (the tests compare them with the numpy versions
@@ -24,7 +24,7 @@ _ONE = np.uint64(1)
 
 @njit(cache=True)
 def splitmix64(x: np.uint64) -> np.uint64:
-    """The SplitMix64 finaliser (as :func:`imperiale_env.shuffle.splitmix64`, on one value)."""
+    """The SplitMix64 finaliser (as :func:`imperiale_env.core.shuffle.splitmix64`, on one value)."""
     z = x + _GOLDEN
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
@@ -33,19 +33,19 @@ def splitmix64(x: np.uint64) -> np.uint64:
 
 @njit(cache=True)
 def first_dealer(seed: np.uint64, players: int) -> int:
-    """:func:`imperiale_env.shuffle.first_dealer` of one seed."""
+    """:func:`imperiale_env.core.shuffle.first_dealer` of one seed."""
     return np.int64(splitmix64(seed ^ _DEALER_SALT) % np.uint64(players))
 
 
 @njit(cache=True)
 def next_game_seed(seed: np.uint64) -> np.uint64:
-    """:func:`imperiale_env.shuffle.next_game_seed` of one seed."""
+    """:func:`imperiale_env.core.shuffle.next_game_seed` of one seed."""
     return splitmix64(seed ^ _NEXT_GAME_SALT) & _SEED_MASK
 
 
 @njit(cache=True)
 def deal_order(seed: np.uint64, deal_index: int, pack: np.ndarray, keys: np.ndarray, out: np.ndarray) -> None:
-    """:func:`imperiale_env.shuffle.shuffled` of one game into ``out``: the pack sorted by each
+    """:func:`imperiale_env.core.shuffle.shuffled` of one game into ``out``: the pack sorted by each
     card's hash key, ties (never seen, but possible) in pack order as numpy's stable sort
     leaves them.  ``keys`` is scratch space of the pack's length."""
     deal_key = splitmix64(seed ^ splitmix64(np.uint64(deal_index) + _ONE))

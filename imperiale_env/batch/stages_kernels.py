@@ -1,0 +1,347 @@
+"""The stage machine of the batched engine, compiled: one step of every game, and games started
+or resumed, each run through the automatic stages until it waits on a decision again.
+
+A deal is a static list of stages (:mod:`imperiale_env.batch.tables` builds it from the
+rules, as the numbers ``t.stage_kind`` / ``t.stage_pos``): a decision stage waits while its
+player has something to decide, an automatic stage deals, scores (:mod:`.batch_score`) or
+ends the deal.  :func:`advance` moves one game through them; :func:`run_games` applies each
+game's decision (a card through :func:`.batch_play.play_card`, a question, a point), or starts
+or resumes games, and advances the games that need it, over a range ``lo .. hi-1``; its
+:func:`step_threaded` twin steps the batch one slice a thread (each game is independent of the
+others, so the thread count changes the speed, never a result).
+
+The kernels are compiled without reference counting (``_nrt=False``: they allocate nothing and
+the caller holds every array for the length of the call) and the stages are inlined into
+:func:`run_games`: the state is a named tuple of some fifty arrays, which a compiled call
+passes as hundreds of separate numbers, and counting references to them at each call cost
+more than the game itself.
+
+What each game did is written to ``flags[i]``: :data:`WAITING` on a decision, :data:`PAUSED`
+at the end of a deal whose history the caller keeps (it archives the deal and resumes the
+game, :data:`RESUME`), or the game ended: then ``flags[i]`` is its order key, the stage (and
+the number of deals begun in this call) where it ended, 0 when the decision itself ended it;
+the engine numbers the games that follow in that order.
+
+Score events go into the buffer ``eb`` (rows ``(game_id, deal_index, kind, player,
+amount)``, ``en[0]`` of them, each game's in the order they happen); a call stops before a
+game that might not fit (``t.rules[R_EVENT_BOUND]`` rows, at most, a game writes in one call)
+and returns where it stopped, so that the caller empties the buffer and calls again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import literal_unroll, njit, prange
+
+from imperiale_env.batch.card_play_kernels import play_card
+from imperiale_env.batch.score_kernels import (
+    CB_ITEM,
+    E_TURNED_HONOUR,
+    R_CB_ENDS_DEAL,
+    R_EVENT_BOUND,
+    R_HONOURS_IN_HAND_POINTS,
+    R_KEEP_HISTORY,
+    R_PROTECT_TURNED_HONOUR,
+    R_SINGLE_DEAL,
+    R_TURNED_HONOUR_POINTS,
+    R_TURNED_IMPERIALE,
+    Scores,
+    award,
+    priority_seat,
+    score_by_number,
+    score_carte_blanche,
+    score_compared,
+    score_fallen,
+    score_honours,
+    score_item,
+    score_point,
+    score_tricks,
+    score_turned,
+    scores,
+)
+from imperiale_env.core.actions import POINT_BASE, SHOW, SINK
+from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO, card_count, lowest_card
+from imperiale_env.kernels.seeds import deal_order, first_dealer
+
+QUESTION, POINT, PLAY, NONE = 0, 1, 2, 3
+TRICKS_PER_DEAL = 12
+HAND_SIZE = 12
+POINTS_PER_IMPERIALE = 24
+#: The kinds of stage, numbered in this order in ``t.stage_kind``.
+STAGE_KINDS = ("deal_start", "ask_now", "ask", "ask_turned", "cb_end", "score_turned", "point", "score_point",
+               "score_cb", "score_by_number", "score_compared", "honours_in_hand", "first_lead", "play", "honours",
+               "fallen", "tricks", "deal_end")
+(DEAL_START, ASK_NOW, ASK, ASK_TURNED, CB_END, SCORE_TURNED, POINT_STAGE, SCORE_POINT, SCORE_CB, SCORE_BY_NUMBER,
+ SCORE_COMPARED, HONOURS_IN_HAND, FIRST_LEAD, PLAY_STAGE, HONOURS, FALLEN, TRICKS, DEAL_END) = range(18)
+#: ``flags[i]`` of a game waiting on a decision, or paused at the end of a deal to archive.
+WAITING, PAUSED = -1, -2
+#: What :func:`run_games` does to each game: apply its action, start a new game, resume a paused one.
+STEP, START, RESUME = 0, 1, 2
+
+
+@njit(cache=True, _nrt=False)
+def reset_deal(d, fills: np.ndarray, i: int) -> None:
+    """Every per-deal field of game ``i`` back to its fill value; ``d``: the per-deal arrays
+    (:meth:`~imperiale_env.batch.state.BatchState.deal_fields`), ``fills`` their fill values."""
+    k = 0
+    for a in literal_unroll(d):
+        a[i] = fills[k]
+        k += 1
+
+
+@njit(cache=True, _nrt=False)
+def start_game(s, i: int, seed: np.uint64) -> None:
+    """A new game in slot ``i`` with ``seed``, from the start score the batch was reset with."""
+    P = s.points.shape[1]
+    s.seed[i] = seed
+    d = s.restart_dealer[i] if s.restart_dealer[i] >= 0 else first_dealer(seed, P)
+    s.dealer[i] = d
+    s.start_dealer[i] = d
+    for p in range(P):
+        s.imperiales[i, p] = s.restart_imperiales[i, p]
+        s.points[i, p] = s.restart_points[i, p]
+        s.start_imperiales[i, p] = s.imperiales[i, p]
+        s.start_points[i, p] = s.points[i, p]
+        s.value_at_start[i, p] = s.imperiales[i, p] + s.points[i, p] / POINTS_PER_IMPERIALE
+    s.deal_index[i] = 0
+    s.stage[i] = 0
+    s.over[i] = False
+    s.winner[i] = -1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def deal_start(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int,
+               keys: np.ndarray) -> None:
+    """Deal the cards (seeded, or the given card order ``deals[i, deal_index]``), note what each
+    hand may show, and score a turned honour (step 1)."""
+    P = s.points.shape[1]
+    reset_deal(d, t.deal_fills, i)
+    order = s.order[i]
+    index = s.deal_index[i]
+    if i < deals.shape[0] and index < deals.shape[1]:
+        for x in range(order.shape[0]):
+            order[x] = deals[i, index, x]
+    else:
+        deal_order(s.seed[i], index, t.pack, keys, order)
+    dealer = s.dealer[i]
+    for k in range(P):
+        seat = priority_seat(dealer, k, P)
+        hand = ZERO
+        for x in range(k * HAND_SIZE, (k + 1) * HAND_SIZE):
+            hand |= BIT[order[x]]
+        s.dealt[i, seat] = hand
+        s.hands[i, seat] = hand
+        items = t.item_weights[CB_ITEM] if (hand & t.court_cards) == ZERO else 0  # carte blanche
+        for j in range(CB_ITEM + 1, t.item_mask.shape[0]):
+            need = t.item_mask[j]
+            if (hand & need) == need:
+                items += t.item_weights[j]
+        s.items[i, seat] = items
+        s.pending[i, seat] = items
+    turned = order[24] if P == 2 else order[35]
+    s.turned[i] = turned
+    trump = turned // 9
+    s.trump[i] = trump
+    s.leader[i] = (dealer + 1) % P
+    if t.rules[R_TURNED_IMPERIALE]:
+        s.turned_eligible[i] = turned_cards(t.turned_need, s.dealt[i, dealer], turned) != ZERO
+    # Step 1: a turned honour.
+    if t.rules[R_TURNED_HONOUR_POINTS] and (t.honour_mask[trump] & BIT[turned]) != ZERO:
+        s.turned_honour_scored[i] = True
+        award(c, t.rules, eb, en, i, dealer, t.rules[R_TURNED_HONOUR_POINTS], E_TURNED_HONOUR, False)
+
+
+@njit(cache=True, _nrt=False)
+def turned_cards(turned_need: np.ndarray, hand: np.uint64, turned: int) -> np.uint64:
+    """The three cards of ``hand`` the turned card completes (the first of the quart, the
+    sequence and the four it completes, as the reference engine shows it), or none."""
+    for g in range(turned_need.shape[1]):
+        need = turned_need[turned, g]
+        if need != ZERO and (hand & need) == need:
+            return need
+    return ZERO
+
+
+@njit(cache=True, _nrt=False)
+def wait(current_player: np.ndarray, kinds: np.ndarray, i: int, p: int, kind: int) -> int:
+    """Game ``i`` waits on a decision of player ``p``."""
+    current_player[i] = p
+    kinds[i] = kind
+    return WAITING
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, archived: bool,
+            keys: np.ndarray) -> int:
+    """Move game ``i`` through the stages until it waits on a decision, ends, or (keeping the
+    history, unless ``archived`` says its deal is archived already) reaches the end of a deal;
+    returns its flag (see the module's docstring)."""
+    P = s.points.shape[1]
+    r = t.rules
+    ends = t.stage_kind.shape[0] + 1  # order keys a deal: its stages, after the decision
+    begun = 0
+    s.kind[i] = NONE
+    while True:
+        st = s.stage[i]
+        sk = t.stage_kind[st]
+        if sk == ASK_NOW or sk == ASK:
+            p = priority_seat(s.dealer[i], t.stage_pos[st], P)
+            if s.pending[i, p] != 0:
+                return wait(s.current_player, s.kind, i, p, QUESTION)
+        elif sk == ASK_TURNED:
+            if s.turned_eligible[i] and not s.turned_asked[i]:
+                return wait(s.current_player, s.kind, i, s.dealer[i], QUESTION)
+        elif sk == POINT_STAGE:
+            p = priority_seat(s.dealer[i], t.stage_pos[st], P)
+            if not s.point_answered[i, p]:
+                return wait(s.current_player, s.kind, i, p, POINT)
+        elif sk == FIRST_LEAD:
+            if s.tricks_played[i] == 0 and s.trick_len[i] == 0:
+                return wait(s.current_player, s.kind, i, s.leader[i], PLAY)
+        elif sk == PLAY_STAGE:
+            if s.tricks_played[i] < TRICKS_PER_DEAL:
+                n = s.trick_len[i]
+                return wait(s.current_player, s.kind, i, s.leader[i] if n == 0 else (s.leader[i] + n) % P, PLAY)
+        elif sk == DEAL_START:
+            deal_start(s, c, t, d, deals, eb, en, i, keys)
+        elif sk == CB_END:
+            shown_cb = False
+            for q in range(P):
+                shown_cb = shown_cb or (s.shown[i, q] >> CB_ITEM) & 1 == 1
+            if shown_cb and r[R_CB_ENDS_DEAL]:
+                s.stage[i] = t.stage_kind.shape[0] - 1  # on to the deal's end
+                continue
+        elif sk == SCORE_TURNED:
+            if s.turned_shown[i]:
+                score_turned(c, r, eb, en, i)
+        elif sk == SCORE_CB:
+            score_carte_blanche(c, s.shown, r, eb, en, i, True)
+        elif sk == SCORE_BY_NUMBER:
+            score_by_number(c, s.shown, s.turned_shown, r, eb, en, i)
+        elif sk == SCORE_COMPARED:
+            score_compared(c, s.shown, r, eb, en, i)
+        elif sk == SCORE_POINT:
+            score_point(c, s.point_suit, s.point_count, s.point_value, s.revealed, s.dealt, r, eb, en, i)
+        elif sk == HONOURS_IN_HAND:
+            score_honours(c, s.hands, t.honour_mask, r[R_HONOURS_IN_HAND_POINTS], r, eb, en, i)
+        elif sk == HONOURS:
+            score_honours(c, s.captured, t.honour_mask, 4, r, eb, en, i)
+        elif sk == FALLEN:
+            score_fallen(c, s.dealt, s.captured, t.fallen_held, t.fallen_want, r, eb, en, i)
+        elif sk == TRICKS:
+            score_tricks(c, s.tricks, t.trick_points, r, eb, en, i)
+        else:  # DEAL_END
+            if r[R_SINGLE_DEAL]:
+                s.over[i] = True
+                return begun * ends + st + 1
+            if r[R_KEEP_HISTORY] and not archived:
+                return PAUSED
+            archived = False
+            s.dealer[i] = (s.dealer[i] + 1) % P
+            s.deal_index[i] += 1
+            s.stage[i] = 0
+            begun += 1
+            continue
+        s.stage[i] += 1
+        if s.over[i]:
+            return begun * ends + st + 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def apply_question(s, c: Scores, t, eb: np.ndarray, en: np.ndarray, i: int, a: int) -> None:
+    """Show (or hide) what the player to act in game ``i`` is asked about: the turned-card
+    impériale, or his lowest pending in-hand item (scored at once at an Académie question)."""
+    show = a == SHOW
+    sk = t.stage_kind[s.stage[i]]
+    if sk == ASK_TURNED:
+        s.turned_shown[i] = show
+        s.turned_asked[i] = True
+        if show:  # shown like an impériale in hand: the three cards the turned card completes
+            dealer = s.dealer[i]
+            s.revealed[i, dealer] |= turned_cards(t.turned_need, s.hands[i, dealer], s.turned[i])
+        return
+    p = s.current_player[i]
+    j = lowest_card(np.uint64(s.pending[i, p]))
+    s.pending[i, p] &= ~(1 << j)
+    if not show:
+        return
+    s.shown[i, p] |= 1 << j
+    s.revealed[i, p] |= s.dealt[i, p] if j == CB_ITEM else t.item_mask[j]
+    if sk == ASK_NOW:
+        score_item(c, t.rules, eb, en, i, p, j, True, t.rules[R_PROTECT_TURNED_HONOUR] != 0)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def apply_point(s, i: int, a: int, values: np.ndarray) -> None:
+    """The player to act in game ``i`` declares a point suit (its count and value noted) or sinks."""
+    p = s.current_player[i]
+    if a != SINK:
+        suit = a - POINT_BASE
+        cards = s.hands[i, p] & SUIT_MASK[suit]
+        s.point_suit[i, p] = suit
+        s.point_count[i, p] = card_count(cards)
+        value = 0
+        rest = cards
+        while rest != ZERO:
+            value += values[lowest_card(rest)]
+            rest &= rest - ONE
+        s.point_value[i, p] = value
+    s.point_answered[i, p] = True
+
+
+@njit(cache=True, _nrt=False)
+def run_games(lo: int, hi: int, mode: int, rows: np.ndarray, actions: np.ndarray, seeds: np.ndarray, s, t, d,
+              deals: np.ndarray, eb: np.ndarray, en: np.ndarray, flags: np.ndarray, keys: np.ndarray) -> int:
+    """Run games through the stages, each until it waits on a decision again; ``flags[i]`` says
+    how each ended up.  ``mode``: :data:`STEP`, one (legal) action for each game ``lo .. hi-1``
+    (the decision goes into the game's history and is applied; ``rows`` is not read);
+    :data:`START`, a new game with ``seeds[r]`` in each slot ``rows[r]``, ``lo <= r < hi``;
+    :data:`RESUME`, the games ``rows[r]`` paused at the end of a deal now archived.  Returns
+    where it stopped (``hi``, or the first whose events might not fit in ``eb``).
+
+    One function for the three, so that the stage machine (inlined) is compiled once."""
+    c = scores(s)
+    bound = t.rules[R_EVENT_BOUND]
+    for r in range(lo, hi):
+        if eb.shape[0] and en[0] + bound > eb.shape[0]:
+            return r
+        i = r if mode == STEP else rows[r]
+        if mode == START:
+            start_game(s, i, seeds[r])
+        elif mode == STEP:
+            flags[i] = WAITING
+            p = s.current_player[i]
+            s.last_player[i] = p
+            k = s.kind[i]
+            if k == NONE:
+                continue
+            a = actions[i]
+            at = s.history_len[i]
+            s.history_actions[i, at] = a
+            s.history_players[i, at] = p
+            s.history_len[i] = at + 1
+            if k == PLAY:
+                if not play_card(s, i, a, t.stage_kind[s.stage[i]] == PLAY_STAGE):
+                    continue
+            elif k == QUESTION:
+                apply_question(s, c, t, eb, en, i, a)
+            else:
+                apply_point(s, i, a, t.point_values)
+            if s.over[i]:
+                s.kind[i] = NONE
+                flags[i] = 0
+                continue
+        flags[i] = advance(s, c, t, d, deals, eb, en, i, mode == RESUME, keys)
+    return hi
+
+
+@njit(cache=True, parallel=True, _nrt=False)
+def step_threaded(chunks: int, starts: np.ndarray, rows: np.ndarray, actions: np.ndarray, seeds: np.ndarray, s, t,
+                  d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, flags: np.ndarray, keys: np.ndarray) -> None:
+    """:func:`run_games` stepping every game, in ``chunks`` slices run on numba's threads; slice
+    ``c`` goes from ``starts[c]``, writes its events into ``eb[c]`` (``en[c, 0]`` rows) and leaves
+    in ``starts[c]`` where it stopped (``rows`` and ``seeds``: empty arrays, not read)."""
+    n = actions.shape[0]
+    for c in prange(chunks):
+        starts[c] = run_games(starts[c], (c + 1) * n // chunks, STEP, rows, actions, seeds, s, t, d, deals, eb[c],
+                              en[c], flags, keys[c])

@@ -1,0 +1,357 @@
+"""
+# L'Impériale
+
+A two- or three-player trick-taking card game of the 17th century, an ancestor of Piquet, as a
+PettingZoo classic environment (AEC API) over the reference engine
+:class:`~imperiale_env.reference.game.Game` (for one game it is faster than a batch of one, see
+``imperiale bench``), observed by :func:`~imperiale_env.reference.observe.observe`.
+
+| Import             | `from imperiale_env.envs.aec import env`; `pettingzoo.make("aec", "imperiale/imperiale_v0")` |
+|--------------------|-----------------------------------------------------------------------------------------|
+| Actions            | Discrete                                                                                |
+| Parallel API       | No                                                                                      |
+| Manual Control     | No                                                                                      |
+| Agents             | `agents= ['player_0', 'player_1']` (and `'player_2'` with three players)                |
+| Agents             | 2 or 3 (by the rules preset)                                                            |
+| Action Shape       | Discrete(43)                                                                            |
+| Action Values      | [0, 42]                                                                                 |
+| Observation Shape  | `{'observation': (485,), 'action_mask': (43,)}` (485 = `OBS_SIZE`)                      |
+| Observation Values | [0, 1]                                                                                  |
+| Action Mask        | `observation['action_mask']`, (43,) int8 of 0/1                                         |
+
+Each agent is a seat: `player_k` is seat `k`.  The dealer of the first deal is drawn from
+the seed and passes to the next seat after each deal; the agent to act is always the one
+whose decision the rules call for (the elder's in-hand questions, then the dealer's, the
+point, the tricks), so the order of agents is not a fixed cycle.
+
+Arguments of `env(...)` / `raw_env(...)`:
+
+* `rules`: a preset name (`"academie"` (default), `"academie3"`, `"foster"`, `"imperijal"`),
+  a :class:`~imperiale_env.core.rules.Rules` or a dict as in game records.
+* `episode`: `"game"` (default), played deal after deal to the target number of impériales,
+  or `"deal"`, one deal.
+* `start`: for `episode="deal"` only, the score the deal starts from:
+  `dict(imperiales=[..], points=[..], dealer=k)` (each key optional: 0, 0, the seeded dealer).
+  `reset(options={"start": {...}})` overrides it for one episode; any other option key is
+  warned about and ignored.  `reset(seed=...)` takes an integer in `[0, 2**63)`.
+* `render_mode`: `None`, `"ansi"` (`render()` returns the table as a string), `"rgb_array"`
+  (an image of it, `(400, 960, 3)` uint8, :mod:`imperiale_env.envs.render_image`) or `"human"`
+  (prints it after every step and on `render()`).
+
+`env()` wraps `raw_env` in `TerminateIllegalWrapper(illegal_reward=-1)`,
+`AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`, as the PettingZoo classic games do.
+Any option outside these values raises a `ValueError` (a bad `rules` a `RulesError`) naming it
+and what is allowed.
+
+### Observation Space
+
+The observation is a dictionary with an `'observation'` element, the float32 vector of
+:mod:`imperiale_env.core.observation` (hand, cards played, the trick, cards shown, turned card,
+trump, known voids, phase, the pending question, declared points, scores, tricks, dealer,
+leader, progress; seats relative to the observing agent, so one network serves every seat),
+and an `'action_mask'` element described below.  Every agent gets its own real view of the
+table at any time (:func:`~imperiale_env.reference.observe.observe`, the oracle of the batched
+encoder): an agent who is not to act sees no
+pending decision (phase and question blocks zero).  The score blocks (impériales / target,
+points / 24) are clipped to 1: only the final state of a game can exceed it (4 + 2 impériales
+of 5; the points left unconverted by the award that reached the target).
+
+#### Legal Actions Mask
+
+`action_mask` is an int8 vector of 43 zeros and ones: the legal actions of the agent to act.
+It is all zeros for every other agent and once the game is over.  Taking an illegal action
+(with `env()`) ends the game: the offending agent gets -1, the others 0.
+
+### Action Space
+
+One layout of 43 ids for every preset (:mod:`imperiale_env.core.actions`): 0..35 play the card
+with that index (`suit * 9 + rank`, suits S H D C, ranks K Q J A 10 9 8 7 6; two-player games
+never use the sixes), 36 `show` and 37 `hide` answer the pending declaration question (carte
+blanche, an impériale in hand, the turned-card impériale), 38..41 declare the point in S H D
+C, 42 sinks the point.
+
+An action is a Python `int` or a numpy integer in 0..42; the agent whose game has ended steps
+with `None`.  Anything else is refused before the wrappers' checks, with an error naming the
+action, the allowed ids and the legal actions now: `TypeError` for a bool, a float (even
+`38.0`), a string or `None` from an agent still playing; `ValueError` for an integer outside
+0..42 or an action from an agent whose game has ended.  An id in 0..42 that is illegal now ends
+the game with -1 under `env()` (`TerminateIllegalWrapper`); `raw_env` raises `ValueError`.
+
+### Rewards
+
+Rewards are given when the game ends, zero-sum:
+
+| Winner | Others          |
+| :----: | :-------------: |
+| +1     | -1 / (players - 1) |
+
+With `episode="deal"`, a deal that ends without a winner gives each player the change of his
+score in impériales over the deal (points count 1/24) minus the mean change of the others.
+Nothing is rewarded before the end; `last()` returns the reward accumulated since the agent
+last acted.  The game seed the engine used is `env.unwrapped.game_seed`: replaying the same
+actions in :class:`imperiale_env.reference.game.Game` with that seed gives the same game.
+
+### Version History
+
+* v0: Initial release (imperiale 0.1.0).
+"""
+
+from __future__ import annotations
+
+import reprlib
+import time
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from imperiale_env.core.actions import NUM_ACTIONS, describe
+from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.rules import Rules, resolve_rules
+from imperiale_env.envs.common import (
+    check_action,
+    check_episode,
+    check_render_mode,
+    check_start,
+    draw_game_seeds,
+    end_rewards,
+    new_game,
+    reset_start,
+)
+from imperiale_env.envs.render_text import present, table_text
+from imperiale_env.reference.game import Game
+from imperiale_env.reference.observe import observe
+
+__all__ = ["aec_decisions_per_second", "env", "raw_env"]
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """:class:`raw_env` with the wrappers of the PettingZoo classic games."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = _CheckedAction(e)
+    e = _InOrder(e)
+    return e
+
+
+class _InOrder(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order check, with an error that says what to do (a ``RuntimeError`` naming
+    the call and ``reset(seed=...)``) instead of the bare ``AssertionError`` its logger raises
+    when the game is used before it is dealt."""
+
+    def _dealt(self, call: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"imperiale_v0: call reset(seed=...) before {call}: no game has been dealt yet")
+
+    def step(self, action: Any) -> None:
+        self._dealt("step()")
+        super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        self._dealt("observe()")
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> Any:
+        self._dealt("last()")
+        return super().last(observe)
+
+    def render(self) -> Any:
+        self._dealt("render()")
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        self._dealt("agent_iter()")
+        return super().agent_iter(max_iter)
+
+
+class _CheckedAction(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's bounds check, preceded by :meth:`raw_env.checked_action`, so that a bad
+    action gets an error naming it, the allowed ids and the legal actions rather than a bare
+    ``AssertionError``; a numpy integer passes on as the Python int it holds."""
+
+    def step(self, action: Any) -> None:
+        super().step(self.unwrapped.checked_action(action))
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
+    """L'Impériale as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata = {"name": "imperiale_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: Rules | str | dict | None = "academie",
+        episode: str = "game",
+        start: dict[str, Any] | None = None,
+        render_mode: str | None = None,
+    ):
+        EzPickle.__init__(self, rules=rules, episode=episode, start=start, render_mode=render_mode)
+        super().__init__()
+        self.rules = resolve_rules(rules)
+        self.episode = check_episode(episode)
+        self.start = check_start(self.rules, start, self.episode)
+        self.render_mode = check_render_mode(render_mode)
+        P = self.rules.players
+        self._game: Game | None = None
+        self.possible_agents = [f"player_{p}" for p in range(P)]
+        self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+                            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)})
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.agents: list[str] = []
+        self.rewards = {}
+        self._cumulative_rewards = {}
+        self.terminations = {}
+        self.truncations = {}
+        self.infos = {}
+        self.agent_selection = self.possible_agents[0]
+        self._np_random: np.random.Generator | None = None
+        self._np_random_seed: int | None = None
+        self.game_seed: int | None = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ spaces
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ the game
+
+    @property
+    def engine(self) -> Game:
+        """The reference game being played (read it, do not step it); ``None`` before the first reset."""
+        return self._game
+
+    @property
+    def winner(self) -> int | None:
+        return self._game.winner
+
+    @property
+    def imperiales(self) -> list[int]:
+        return list(self._game.imperiales)
+
+    @property
+    def points(self) -> list[int]:
+        return list(self._game.points)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            check_seed(seed, "reset seed")
+        start = reset_start(self.rules, self.start, self.episode, options)
+        if seed is not None or self._np_random is None:
+            self._np_random, self._np_random_seed = seeding.np_random(seed)
+        self.game_seed = draw_game_seeds(self._np_random)
+        self._game = new_game(self.rules, self.game_seed, start, self.episode)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        if self._game.decision is None:  # the game ended before its first decision (a turned honour at 4 impériales)
+            self._end(end_rewards(self._game))
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[self._game.current_player]
+
+    def _end(self, rewards: np.ndarray) -> None:
+        for agent in self.agents:
+            self.rewards[agent] = float(rewards[self._seat[agent]])
+        self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+
+    def checked_action(self, action: Any) -> int | None:
+        """``action`` of the agent to act as an int (``None`` for an agent whose game has ended),
+        or an error naming it, what is allowed and the legal actions (see the module docstring)."""
+        agent = self.agent_selection
+        if agent not in self.terminations:
+            raise RuntimeError("no agent is to act: call reset() (before the first game, and once every agent "
+                               "has stepped out of a finished one)")
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(f"{agent}: the game is over for this agent: step(None), not "
+                                 f"step({reprlib.repr(action)})")
+            return None
+        return check_action(action, self._game.legal_mask(), agent)
+
+    def step(self, action: Any) -> None:
+        action = self.checked_action(action)
+        agent = self.agent_selection
+        if action is None:
+            self._was_dead_step(action)
+            return
+        seat = self._seat[agent]
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if action not in self._game.decision.legal:
+            legal = ", ".join(f"{a} {describe(a)}" for a in self._game.decision.legal)
+            raise ValueError(f"{agent}: illegal action {action} ({describe(action)}) now (legal: {legal})")
+        self._game.step(action)
+        if self._game.decision is None:
+            self._end(end_rewards(self._game))
+            self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
+        else:
+            self.agent_selection = self.possible_agents[self._game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        obs = observe(self._game, seat)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if self._game.current_player == seat and agent == self.agent_selection:
+            mask[self._game.legal_actions()] = 1
+        return {"observation": obs, "action_mask": mask}
+
+    # ------------------------------------------------------------------ rendering
+
+    def render(self) -> str | np.ndarray | None:
+        return present(self.render_mode, self._table)
+
+    def _table(self) -> str:
+        if self._game is None:
+            return "L'Impériale: no game yet (call reset)"
+        return table_text(self._game, self._game.current_player, self.possible_agents, tell_events=True)
+
+    def close(self) -> None:
+        self._closed = True
+
+
+def aec_decisions_per_second(rules: Rules | str | dict | None = "academie", seconds: float = 1.0,
+                             seed: int = 0) -> float:
+    """Decisions per second of random legal games played through :func:`env` (the wrapped AEC
+    environment, one game at a time), for comparison with the batched engine."""
+    e = env(rules=rules)
+    rng = np.random.default_rng(seed)
+    e.reset(seed=seed)
+    decisions = 0
+    begin = time.perf_counter()
+    deadline = begin + seconds
+    while True:
+        for _agent in e.agent_iter():
+            obs, _, terminated, truncated, _ = e.last()
+            if terminated or truncated:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+            if decisions % 64 == 0 and time.perf_counter() >= deadline:
+                break
+        if time.perf_counter() >= deadline:
+            break
+        e.reset()
+    elapsed = time.perf_counter() - begin
+    e.close()
+    return decisions / elapsed

@@ -1,0 +1,259 @@
+"""L'Impériale as a single-agent Gymnasium environment: one seat against a fixed opponent.
+
+Registered as ``Imperiale-v0`` when :mod:`imperiale_env` is imported::
+
+    import gymnasium, imperiale_env
+    env = gymnasium.make("Imperiale-v0", rules="foster", opponent=my_policy)
+
+=================  ==================================================================
+Observation        ``Box(0, 1, (OBS_SIZE,), float32)``: the agent's view (the layout of
+                   :mod:`imperiale_env.core.observation`, seats relative to the agent; the
+                   score blocks clipped to 1, which only a final state exceeds)
+Action             ``Discrete(43)`` (:mod:`imperiale_env.core.actions`)
+Action mask        ``info["action_mask"]`` (43,) int8 and :meth:`ImperialeEnv.action_masks`
+                   (43,) bool, for sb3-contrib's MaskablePPO; all zeros once the episode ended
+Reward             at the end only: the engine's zero-sum reward of the agent's seat, +1 for
+                   a win and -1/(players-1) for a loss (``episode="deal"``: the change of the
+                   score over the deal, :func:`~imperiale_env.envs.common.end_rewards`)
+Illegal action     an id in 0..42 that is illegal now ends the episode at once with
+                   reward -1 (``info["illegal_action"]``); what is not an action id
+                   raises, naming it, the allowed ids and the legal actions, and
+                   changes nothing: ``TypeError`` for a bool, a float (even ``38.0``),
+                   a string or ``None``, ``ValueError`` for an integer outside 0..42
+                   (no policy sampling the action space produces either)
+=================  ==================================================================
+
+An action is a Python ``int`` or a numpy integer.
+
+Arguments:
+
+* ``rules``: a preset name, :class:`~imperiale_env.core.rules.Rules` or dict (default ``academie``).
+* ``seat``: the agent's seat, ``0`` (default) .. ``players-1``, or ``"random"``: drawn from
+  :attr:`np_random` at each reset.  The seat of the episode is ``info["seat"]`` and
+  :attr:`ImperialeEnv.agent_seat`.
+* ``opponent``: plays every other seat.  Either a callable ``(obs (OBS_SIZE,) float32, mask (43,)
+  bool) -> int``, or an object with a batched ``act(obs (B, OBS_SIZE), mask (B, 43))`` (or
+  ``act(obs, mask, rng)``, the :mod:`agents` interface; ``rng`` is the env's
+  :attr:`np_random`) returning ``(B,)`` action ids; ``None`` (default): uniform over the legal
+  actions, drawn from :attr:`np_random`.  The opponent sees its own observation (the acting
+  player's).  An illegal opponent action raises ``ValueError`` (a bug of the opponent, not the
+  agent's doing).
+* ``episode``: ``"game"`` (default) or ``"deal"``; ``start``: for ``"deal"``, the score it
+  starts from, ``dict(imperiales=[..], points=[..], dealer=k)``; ``reset(options={"start":
+  ...})`` overrides it for one episode.
+* ``render_mode``: ``None``, ``"ansi"`` (a string), ``"rgb_array"`` (an image of the table,
+  ``(400, 960, 3)`` uint8, :mod:`imperiale_env.envs.render_image`) or ``"human"`` (printed).
+
+A bad argument raises ``ValueError`` (``TypeError`` for the opponent, ``RulesError`` for the
+rules) naming it and what is allowed.  ``reset(seed=...)`` takes an integer in ``[0, 2**63)``;
+``reset(options=...)`` knows ``start`` only and ignores any other key with a warning.
+
+``reset`` calls ``super().reset(seed=seed)`` and deals from :attr:`np_random`; the engine
+game seed is :attr:`ImperialeEnv.game_seed` (and ``info["game_seed"]``, in ``[0, 2**63)`` so
+that Gymnasium's vector envs can gather it as an int64): the reference
+:class:`~imperiale_env.reference.game.Game` with that seed, given the same actions of every seat,
+plays the same game.  The opponent moves inside ``reset`` and ``step`` until the agent must
+decide.  A game that ends before the agent's first decision (practically never: only a start
+score one award from the target, or the opponent's carte blanche in a one-deal episode) is
+dropped and a new one dealt.  Observations and infos are fresh arrays on every call.
+"""
+
+from __future__ import annotations
+
+import inspect
+import reprlib
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from imperiale_env.core.actions import NUM_ACTIONS
+from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.rules import Rules, resolve_rules
+from imperiale_env.envs.common import (
+    check_action,
+    check_episode,
+    check_render_mode,
+    check_start,
+    draw_game_seeds,
+    end_rewards,
+    is_integer,
+    new_game,
+    reset_start,
+)
+from imperiale_env.envs.render_text import present, table_text
+from imperiale_env.reference.game import Game
+from imperiale_env.reference.observe import observe
+
+__all__ = ["ImperialeEnv"]
+
+Opponent = Callable[[np.ndarray, np.ndarray], int] | Any
+
+
+class ImperialeEnv(gymnasium.Env):
+    """One seat of L'Impériale against a fixed opponent (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: Rules | str | dict | None = "academie",
+        seat: int | str = 0,
+        opponent: Opponent | None = None,
+        episode: str = "game",
+        start: dict[str, Any] | None = None,
+        render_mode: str | None = None,
+    ):
+        self.rules = resolve_rules(rules)
+        self.players = P = self.rules.players
+        is_random = isinstance(seat, str) and seat == "random"
+        if not is_random and (not is_integer(seat) or not 0 <= int(seat) < P):
+            raise ValueError(f"seat must be 0..{P - 1} or 'random', got {reprlib.repr(seat)}")
+        self._seat_choice = "random" if is_random else int(seat)
+        self.episode = check_episode(episode)
+        self.start = check_start(self.rules, start, self.episode)
+        self.render_mode = check_render_mode(render_mode)
+        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._opponent = self._adapt_opponent(opponent)
+        self._game: Game | None = None
+        self.agent_seat: int | None = None
+        self.game_seed: int | None = None
+        self._over = True
+        self._illegal = False
+
+    # ------------------------------------------------------------------ the opponent
+
+    def _adapt_opponent(self, opponent: Opponent | None) -> Callable[[np.ndarray, np.ndarray], int]:
+        if opponent is None:
+            def uniform(obs: np.ndarray, mask: np.ndarray) -> int:
+                legal = np.flatnonzero(mask)
+                return int(legal[self.np_random.integers(len(legal))])
+
+            return uniform
+        act = getattr(opponent, "act", None)
+        if callable(act):
+            try:
+                params = [p for p in inspect.signature(act).parameters.values()
+                          if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                wants_rng = len(params) >= 3
+            except (TypeError, ValueError):
+                wants_rng = False
+
+            def batched(obs: np.ndarray, mask: np.ndarray) -> Any:
+                args = (obs[None], mask[None]) + ((self.np_random,) if wants_rng else ())
+                actions = np.asarray(act(*args))
+                if actions.shape != (1,):
+                    raise ValueError(f"the opponent's act() must return one action per row, shape (1,), "
+                                     f"got shape {actions.shape}")
+                return actions[0]
+
+            return batched
+        if callable(opponent):
+            return opponent
+        raise TypeError("opponent must be None, a callable (obs, mask) -> action, or an object with a batched "
+                        f".act(obs, mask[, rng]); got {opponent!r}")
+
+    def _play_opponents(self) -> tuple[float, bool]:
+        """Let the opponent play until the agent must decide or the game ends; returns the
+        agent's reward meanwhile (the end reward, if the game ended) and whether the game ended."""
+        game = self._game
+        while game.decision is not None and game.current_player != self.agent_seat:
+            seat = game.current_player
+            mask = game.legal_mask()
+            who = f"the opponent (seat {seat})"
+            action = check_action(self._opponent(observe(game, seat), mask.copy()), mask, who)
+            if not mask[action]:
+                legal = np.flatnonzero(mask).tolist()
+                raise ValueError(f"the opponent (seat {seat}) chose the illegal action {action}; legal: {legal}")
+            game.step(action)
+        return self._end_reward()
+
+    def _end_reward(self) -> tuple[float, bool]:
+        """The agent's reward now (nothing before the end) and whether the game ended."""
+        if self._game.decision is not None:
+            return 0.0, False
+        return float(end_rewards(self._game)[self.agent_seat]), True
+
+    # ------------------------------------------------------------------ the Gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is not None:
+            check_seed(seed, "reset seed")
+        start = reset_start(self.rules, self.start, self.episode, options)
+        super().reset(seed=seed)
+        for _ in range(1000):
+            self.agent_seat = (int(self.np_random.integers(self.players)) if self._seat_choice == "random"
+                               else self._seat_choice)
+            self.game_seed = draw_game_seeds(self.np_random)
+            self._game = new_game(self.rules, self.game_seed, start, self.episode)
+            _, ended = self._play_opponents()
+            if not ended:
+                break
+        else:
+            raise RuntimeError("a thousand games in a row ended before the agent's first decision")
+        self._over = False
+        self._illegal = False
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
+
+    def step(self, action: Any):
+        if self._over:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        mask = self._game.legal_mask()
+        a = check_action(action, mask, f"the agent (seat {self.agent_seat})")
+        if not mask[a]:
+            self._over = True
+            self._illegal = True
+            return self._observation(), -1.0, True, False, self._info()
+        self._game.step(a)
+        reward, ended = self._play_opponents()
+        self._over = ended
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, ended, False, self._info()
+
+    def _observation(self) -> np.ndarray:
+        return observe(self._game, self.agent_seat)
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now, (43,) bool (all False once the episode is over)."""
+        if self._over:
+            return np.zeros(NUM_ACTIONS, dtype=bool)
+        return self._game.legal_mask()
+
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self.action_masks().astype(np.int8), "seat": int(self.agent_seat),
+                                "game_seed": int(self.game_seed)}
+        if self._over:
+            info["illegal_action"] = self._illegal
+            info["winner"] = -1 if self._game.winner is None else self._game.winner
+            info["imperiales"] = np.array(self._game.imperiales, dtype=np.int64)
+            info["points"] = np.array(self._game.points, dtype=np.int64)
+        return info
+
+    @property
+    def engine(self) -> Game:
+        """The reference game being played (read it, do not step it); ``None`` before the first reset."""
+        return self._game
+
+    # ------------------------------------------------------------------ rendering
+
+    def render(self) -> str | np.ndarray | None:
+        return present(self.render_mode, self._table)
+
+    def _table(self) -> str:
+        if self._game is None:
+            return "L'Impériale: no game yet (call reset)"
+        names = [f"player_{p}" + (" (you)" if p == self.agent_seat else "") for p in range(self.players)]
+        text = table_text(self._game, self.agent_seat, names, tell_events=True)
+        if self._illegal:
+            text += "\nOver:    an illegal action ended the episode"
+        return text
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,86 @@
+"""Registration of the environments with Gymnasium's and PettingZoo's registries (on import of
+:mod:`imperiale_env`; the entry points are strings, so nothing heavy is imported here).
+
+* ``gymnasium.make("Imperiale-v0", ...)``: :class:`imperiale_env.envs.gym_env.ImperialeEnv`, one seat
+  against a fixed opponent;
+* ``gymnasium.make_vec("ImperialeSelfPlay-v0", num_envs=N, ...)``:
+  :class:`imperiale_env.envs.vector_env.ImperialeVectorEnv`, N self-play games in numpy;
+* ``pettingzoo.make("aec", "imperiale/imperiale_v0", ...)``: :func:`imperiale_env.envs.aec.env`.
+
+Importing :mod:`imperiale_env` must stay light (a leaf module such as ``imperiale_env.core.cards``
+must not pull in Gymnasium or PettingZoo), so :func:`register_when_imported` registers with a
+library at once if it is already imported, and otherwise as soon as it is: a one-shot import
+hook runs the registration right after the library's own module has loaded.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from types import ModuleType
+
+GYM_ID = "Imperiale-v0"
+GYM_VECTOR_ID = "ImperialeSelfPlay-v0"
+PETTINGZOO_ID = "imperiale/imperiale_v0"
+
+
+def register_envs() -> None:
+    """Register every environment once (calling it again changes nothing); imports both libraries."""
+    _register_gymnasium()
+    _register_pettingzoo()
+
+
+def _register_gymnasium() -> None:
+    import gymnasium
+
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ID, entry_point="imperiale_env.envs.gym_env:ImperialeEnv")
+    if GYM_VECTOR_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_VECTOR_ID, vector_entry_point="imperiale_env.envs.vector_env:ImperialeVectorEnv")
+
+
+def _register_pettingzoo() -> None:
+    import pettingzoo
+
+    register = getattr(pettingzoo, "register", None)  # pettingzoo >= 1.27 has a registry
+    if register is not None and PETTINGZOO_ID not in pettingzoo.aec_registry:
+        register("aec", PETTINGZOO_ID, entry_point="imperiale_env.envs.aec:env")
+
+
+_REGISTER = {"gymnasium": _register_gymnasium, "pettingzoo": _register_pettingzoo}
+
+
+class _RegisterAfterImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: wraps the real loader of one library so that the registration
+    runs once that library's module has executed, then leaves ``sys.meta_path``."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def find_spec(self, fullname: str, path=None, target=None) -> importlib.machinery.ModuleSpec | None:
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+        register = _REGISTER[fullname]
+
+        def exec_module(module: ModuleType) -> None:
+            load(module)
+            register()
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def register_when_imported() -> None:
+    """Register with Gymnasium and PettingZoo now if they are imported, else when they are."""
+    for name, register in _REGISTER.items():
+        if name in sys.modules:
+            register()
+        elif not any(isinstance(f, _RegisterAfterImport) and f.name == name for f in sys.meta_path):
+            sys.meta_path.insert(0, _RegisterAfterImport(name))

@@ -1,0 +1,165 @@
+"""The score events and declarations in words: the one narrator of the game.
+
+:func:`explain_events` tells a deal's score events (the reference engine's event dicts, whose
+kinds are those of :mod:`imperiale_env.core.events`) as sentences, folding into each the
+impériales it makes, the points it wipes and the end of the game.  The human player is
+spoken to in the second person (``You win the point``), the others in the third.  The
+terminal game, the web table, the environments' table (:mod:`imperiale_env.envs.render_text`) and the
+human agent all tell events through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from imperiale_env.core.cards import SUIT_NAMES, SUITS, card_code, parse_card, sort_for_display
+from imperiale_env.core.rules import Rules
+from imperiale_env.reference.game import Question
+
+RANK_PLURALS = {"K": "Kings", "Q": "Queens", "J": "Jacks", "A": "Aces", "10": "tens", "9": "nines", "8": "eights",
+                "7": "sevens", "6": "sixes"}
+
+
+class Words:
+    """Subjects, verbs and possessives in the second person for the human, the third for bots."""
+
+    def __init__(self, names: Sequence[str], human: int):
+        self.names, self.human = list(names), human
+
+    def subj(self, p: int) -> str:
+        return self.names[p]
+
+    def verb(self, p: int, base: str, third: str | None = None) -> str:
+        """``You win`` / ``Player 1 wins``."""
+        if p == self.human:
+            return f"{self.names[p]} {base}"
+        return f"{self.names[p]} {third or base + 's'}"
+
+    def poss(self, p: int) -> str:
+        """``your`` / ``Player 1's``."""
+        return "your" if p == self.human else f"{self.names[p]}'s"
+
+    def obj(self, p: int) -> str:
+        return "you" if p == self.human else self.names[p]
+
+    def his(self, p: int) -> str:
+        return "your" if p == self.human else "his"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def imperiales(n: int) -> str:
+    return plural(n, "impériale")
+
+
+def cards_text(cards) -> str:
+    return " ".join(card_code(c) for c in sort_for_display(list(cards)))
+
+
+def _suit_of_codes(codes: Sequence[str]) -> int | None:
+    suits = {c[-1] for c in codes}
+    return SUITS.index(suits.pop()) if len(suits) == 1 else None
+
+
+def item_text(kind: str, cards, trump: int, rules: Rules) -> str:
+    """``a quart major in hearts, the trump suit``, ``four Kings``, ``carte blanche``."""
+    cards = list(cards)
+    codes = [c if isinstance(c, str) else card_code(c) for c in cards]
+    codes = [card_code(c) for c in sort_for_display([parse_card(x) for x in codes])]
+    if kind == "carte_blanche":
+        return "carte blanche"
+    if kind == "turned_imperiale":
+        return "the turned-card impériale"
+    if kind == "four_of_a_kind":
+        rank = codes[0][:-1]
+        return f"four {RANK_PLURALS[rank]}"
+    suit = _suit_of_codes(codes)
+    ranks = {c[:-1] for c in codes}
+    name = "a quart major" if ranks == {"A", "K", "Q", "J"} else "a sequence " + " ".join(c[:-1] for c in codes)
+    if suit is None:
+        return name
+    return f"{name} in {SUIT_NAMES[suit]}" + (", the trump suit" if suit == trump else "")
+
+
+def question_text(question: Question, trump: int, rules: Rules, turned: int | None = None) -> str:
+    """The pending question in words: ``Show your quart major in hearts (KH QH JH AH)? [show/hide]``."""
+    cards = cards_text(question.cards)
+    if question.kind == "carte_blanche":
+        return f"Show your carte blanche (no K, Q or J: {cards})? [show/hide]"
+    if question.kind == "turned_imperiale":
+        what = card_code(turned) if turned is not None else cards
+        return f"Show the turned-card impériale (the turned {what} completes your impériale)? [show/hide]"
+    what = item_text(question.kind, question.cards, trump, rules)
+    what = what.removeprefix("a ").removeprefix("an ")
+    return f"Show your {what} ({cards})? [show/hide]"
+
+
+def explain_events(events: Sequence[dict[str, Any]], rules: Rules, names: Sequence[str], human: int,
+                   trump: int | None = None) -> list[str]:
+    """One sentence per scoring event of the engine (a :class:`Game` deal's ``events``), with the
+    impériales it makes, the points it wipes and the end of the game folded into it:
+    ``Player 1 shows a quart major in spades: 1 impériale (1 in all); your 12 points are wiped``."""
+    w = Words(names, human)
+    out: list[str] = []
+    last_gain = False  # the current sentence already says how many impériales
+
+    def amount(e: dict[str, Any]) -> str:
+        if "points" in e:
+            return f"+{plural(int(e['points']), 'point')}"
+        return imperiales(int(e.get("imperiales", 0)))
+
+    def start(text: str) -> None:
+        out.append(text)
+
+    def add(text: str) -> None:
+        if out:
+            out[-1] += "; " + text
+        else:
+            out.append(text[0].upper() + text[1:])
+
+    for e in events:
+        kind, p = e["event"], int(e["player"])
+        gain_kind = "imperiales" in e
+        if kind == "turned_honour":
+            start(f"The turned card {e.get('card', '')} is an honour: {w.verb(p, 'score')} "
+                  f"{plural(int(e['points']), 'point')} as dealer")
+        elif kind in ("carte_blanche", "quart_major", "four_of_a_kind"):
+            what = item_text(kind, e.get("cards", []), trump if trump is not None else -1, rules)
+            start(f"{w.verb(p, 'show')} {what}: {amount(e)}")
+        elif kind == "turned_imperiale":
+            start(f"{w.verb(p, 'show')} the turned-card impériale with {e.get('card', 'the turned card')}: "
+                  f"{amount(e)}")
+        elif kind == "point":
+            suit = SUIT_NAMES[SUITS.index(e["suit"])] if "suit" in e else "a suit"
+            start(f"{w.verb(p, 'win')} the point with {plural(int(e.get('count', 0)), 'card')} of {suit} "
+                  f"worth {e.get('value', 0)} ({amount(e)})")
+        elif kind == "honours":
+            n = int(e.get("count", 0))
+            where = "held in hand" if e.get("in_hand") else f"in {w.his(p)} tricks"
+            start(f"{w.verb(p, 'count')} {plural(n, 'honour')} {where} ({amount(e)})")
+        elif kind == "fallen_imperiale":
+            start(f"{w.verb(p, 'take')} a fallen impériale: {amount(e)}")
+        elif kind == "tricks":
+            start(f"{w.verb(p, 'take')} {plural(int(e.get('tricks', 0)), 'trick')} ({amount(e)})")
+        elif kind == "capot":
+            start(f"{w.verb(p, 'make')} capot, all 12 tricks: {amount(e)}")
+        elif kind == "imperiale":
+            count, total = int(e.get("count", 1)), int(e.get("total", 0))
+            if last_gain:
+                out[-1] += f" ({total} in all)"
+            else:
+                add(f"24 points make {imperiales(count)} for {w.obj(p)} ({total} in all)")
+        elif kind == "wipe":
+            add(f"{w.poss(p)} {plural(int(e['points']), 'point')} "
+                f"{'is' if int(e['points']) == 1 else 'are'} wiped")
+        elif kind == "game_over":
+            add("and you win the game!" if p == human else f"and {w.verb(p, 'win')} the game")
+        else:
+            start(f"{w.subj(p)}: {kind}")
+        last_gain = gain_kind or (kind == "imperiale" and last_gain)
+        if kind == "wipe":
+            last_gain = False
+    return [s[0].upper() + s[1:] + ("" if s.endswith("!") else ".") for s in out]

@@ -1,0 +1,54 @@
+"""A reference game together with what a player at it may see.
+
+The reference :class:`~imperiale_env.reference.game.Game` is the oracle and knows everything (the web
+table shows its state, the analysis reads the hands from it); a bot or an analysis from one
+player's information must read only that player's observation.  :class:`Twin` holds the game
+and gives the acting player's observation (:func:`~imperiale_env.reference.observe.observe`,
+checked equal to the batched engine's at every decision by the differential tests) with the
+legal mask, in the batched shape the agents take.
+
+A twin starts from a seed (a new game) or from the deals and starting score of a replayed
+record (:meth:`Twin.from_game`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from imperiale_env.core.rules import Rules
+from imperiale_env.reference.game import Deal, Game
+from imperiale_env.reference.observe import observe
+
+
+class Twin:
+    """A reference game and the acting player's view of it."""
+
+    def __init__(self, game: Game):
+        self.game = game
+
+    @classmethod
+    def new(cls, rules: Rules, seed: int) -> Twin:
+        """A new seeded game."""
+        return cls(Game(rules, seed=seed))
+
+    @classmethod
+    def from_game(cls, played: Game) -> Twin:
+        """A fresh game at the start of ``played``, dealing the deals ``played`` has dealt
+        (a replayed record): the caller steps it through the record's actions."""
+        deals = [state.deal for state in played.history]
+
+        def feed(index: int, dealer: int) -> Deal | None:
+            return deals[index] if index < len(deals) else None
+
+        return cls(Game(played.rules, dealer=played.start_dealer, imperiales=played.start_imperiales,
+                        points=played.start_points, deals=feed))
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        """The acting player's observation ``(1, OBS_SIZE)`` and legal mask ``(1, 43)``."""
+        decision = self.game.decision
+        if decision is None:
+            raise RuntimeError("the game waits for no decision: there is nothing to observe")
+        return observe(self.game, decision.player)[None], self.game.legal_mask()[None]
+
+    def step(self, action: int) -> None:
+        self.game.step(action)
