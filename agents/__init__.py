@@ -7,8 +7,9 @@ used by the environments, tournaments and interactive play.
 - :mod:`imperiale_agents.champions`: the trained policies shipped in the package, one per preset that has
   one (:func:`champion`);
 - :mod:`imperiale_agents.random_agent`, :mod:`imperiale_agents.heuristic`: the baselines;
-- :mod:`imperiale_agents.solver`, :mod:`imperiale_agents.compiled_solver`, :mod:`imperiale_agents.pimc`: the exact play-out
-  solver (pure Python, compiled) and Perfect Information Monte Carlo over sampled deals;
+- :mod:`imperiale_agents.solver`, :mod:`imperiale_agents.compiled_solver`,
+  :mod:`imperiale_agents.pimc`: the exact play-out solver (pure Python, compiled) and Perfect
+  Information Monte Carlo over sampled deals;
   :mod:`imperiale_agents.declaration_search`: its declarations by sampled deals (``pimc:N:search``);
 - :mod:`imperiale_agents.view`: decoding the observation vector;
 - :mod:`imperiale_agents.tournament`: duplicate round robins (``imperiale eval``).

@@ -242,7 +242,8 @@ def weighted_worlds(rules: Rules, obs: np.ndarray, v: View, deal: inference.Deal
                     uniform_share: float = inference.UNIFORM_SHARE) -> np.ndarray:
     """``samples`` worlds for the observation row ``obs`` (``v``: its decoded view, one row), drawn
     from ``candidates * samples`` consistent ones by the likelihood the opponent model ``model`` (a
-    :class:`imperiale_agents.neural.PolicyAgent`) gives the opponent's plays of the deal (:mod:`imperiale_agents.inference`);
+    :class:`imperiale_agents.neural.PolicyAgent`) gives the opponent's plays of the deal
+    (:mod:`imperiale_agents.inference`);
     the first ``samples`` candidates, unweighted, when ``deal`` is ``None`` (a trick was missed)."""
     rng = np.random.default_rng(seed)
     pool = _sample(v, rules, candidates * samples, rng)

@@ -67,7 +67,7 @@ def test_make_agent_and_the_python_api_build_the_same_greedy_policy(preset):
     bot = make_agent("champion", preset)
     assert bot.name == "champion" and bot.train_rules["preset"] == preset and bot.greedy
     _play_batch(bot, preset)
-    again = agents.champion(preset)
+    again = imperiale_agents.champion(preset)
     bg = BatchGame(preset, 8)
     bg.reset(5)
     obs, mask = bg.observe(), bg.legal_action_mask()
@@ -101,7 +101,7 @@ def test_the_champion_as_the_gymnasium_opponent(preset):
 
     import imperiale_env  # noqa: F401  (registers Imperiale-v0)
 
-    env = gymnasium.make("Imperiale-v0", rules=preset, opponent=agents.champion(preset))
+    env = gymnasium.make("Imperiale-v0", rules=preset, opponent=imperiale_agents.champion(preset))
     rng = np.random.default_rng(1)
     for seed in (0, 1):
         _, info = env.reset(seed=seed)

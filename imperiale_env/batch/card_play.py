@@ -20,7 +20,8 @@ def _loop(g: BatchGame, plain: Any, threaded: Any) -> tuple[Any, tuple[int, ...]
 
 
 def rule_flags(g: BatchGame) -> np.ndarray:
-    """The legality flags of the rules, in the order :func:`~imperiale_env.batch.card_play_kernels.action_bits` reads."""
+    """The legality flags of the rules, in the order
+    :func:`~imperiale_env.batch.card_play_kernels.action_bits` reads."""
     r = g.rules
     return np.array([r.must_beat, r.must_trump, r.overtrump, r.first_lead_trump], dtype=np.bool_)
 
