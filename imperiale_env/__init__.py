@@ -3,7 +3,7 @@
 The environments (``env``, ``raw_env``) load on first use, so that importing a leaf module
 (``imperiale_env.core.cards``, ``imperiale_env.core.rules`` ...) stays light: no PettingZoo, no
 Gymnasium.  The Gymnasium and PettingZoo registrations happen when those libraries are
-imported (see :mod:`.registration`).
+imported (see :mod:`.envs.registration`).
 """
 
 from typing import Any

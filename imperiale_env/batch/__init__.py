@@ -2,7 +2,7 @@
 
 Modules: :mod:`.state` (the arrays, per game and per deal), :mod:`.tables` (the stages and
 card tables of the rules), :mod:`.stages` (the compiled stage machine: the decisions, dealing
-and scoring), :mod:`.play` (the legal actions), :mod:`.observe` (the observation encoder), :mod:`.engine`
+and scoring), :mod:`.card_play` (the legal actions), :mod:`.observe` (the observation encoder), :mod:`.engine`
 (:class:`BatchGame`).
 """
 

@@ -1,5 +1,5 @@
 """The play of the cards in the batched engine, compiled: the legal actions of every game, and one
-card played in one game (called by the step of :mod:`.batch_stages`).
+card played in one game (called by the step of :mod:`.stages_kernels`).
 
 The arrays are the batch state's own, changed in place.  Each loop runs over a range of games
 ``lo .. hi-1``: the engine calls it on the whole batch on one thread, or through its
@@ -7,7 +7,7 @@ The arrays are the batch state's own, changed in place.  Each loop runs over a r
 thread pool costs more than a small loop on one core, and a compiled call that takes arrays
 costs more than a game, so neither happens per game).  Each game is independent of the
 others, so the thread count changes the speed, never a result.
-The card rules are the shared scalar kernels of :mod:`.play`, so the batch, the solver and
+The card rules are the shared scalar kernels of :mod:`imperiale_env.kernels.trick_rules`, so the batch, the solver and
 the tests all run one implementation.  The decision kinds and action ids are those of
 :mod:`imperiale_env.batch.state` and :mod:`imperiale_env.core.actions` (checked by the tests).
 """

@@ -5,7 +5,7 @@ every game carries a *stage* index into a static list of stages built from the r
 (:mod:`.tables`).  :meth:`BatchGame.step` applies one action per game and runs every game
 that must forward through the automatic stages until it waits on a decision again, in one
 compiled call (:mod:`.stages`, :mod:`imperiale_env.batch.stages_kernels`).  The state is one
-dataclass of arrays (:mod:`.state`); the legal actions and the observation are in :mod:`.play`
+dataclass of arrays (:mod:`.state`); the legal actions and the observation are in :mod:`.card_play`
 and :mod:`.observe`.  This module is the public face: reset, the legal actions, step, the event
 log, rewards and checkpoints.
 

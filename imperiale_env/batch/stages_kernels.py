@@ -3,7 +3,7 @@ or resumed, each run through the automatic stages until it waits on a decision a
 
 A deal is a static list of stages (:mod:`imperiale_env.batch.tables` builds it from the
 rules, as the numbers ``t.stage_kind`` / ``t.stage_pos``): a decision stage waits while its
-player has something to decide, an automatic stage deals, scores (:mod:`.batch_score`) or
+player has something to decide, an automatic stage deals, scores (:mod:`.score_kernels`) or
 ends the deal.  :func:`advance` moves one game through them; :func:`run_games` applies each
 game's decision (a card through :func:`.batch_play.play_card`, a question, a point), or starts
 or resumes games, and advances the games that need it, over a range ``lo .. hi-1``; its
