@@ -167,7 +167,7 @@ def _cmd_bench_solver_peers(args: argparse.Namespace) -> int:
         from imperiale_cli.devtools.bench_peers import THREAD_VARIABLES
 
         os.environ.update({name: "1" for name in THREAD_VARIABLES})
-    from imperiale_agents.bench_solver import run_solver_bench
+    from imperiale_cli.devtools.bench_solver import run_solver_bench
 
     from imperiale_cli.devtools.bench_peers import PeersUnavailable, run_peers_bench
 

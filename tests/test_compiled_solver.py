@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from imperiale_agents.bench_solver import random_play_positions
+from imperiale_cli.devtools.bench_solver import random_play_positions
 from imperiale_agents.compiled_solver import CompiledSolver, Positions, equivalent_heads, solve_positions
 from imperiale_agents.solver import Solver
 from test_solver import ref_winner, to_mask
