@@ -40,11 +40,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from imperiale_agents.compiled_solver import CompiledSolver
 from imperiale_agents.pimc import position, sample_worlds, world_values
 from imperiale_agents.solver import INF, Solver
 from imperiale_agents.view import decode
-
 from imperiale_env.core import actions as act
 from imperiale_env.core.actions import action_to_record
 from imperiale_env.core.cards import card_code

@@ -32,9 +32,9 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from imperiale_agents.solver import trick_score
 from numba import njit, prange
 
+from imperiale_agents.solver import trick_score
 from imperiale_env.core.cards import NUM_CARDS, NUM_RANKS
 from imperiale_env.core.rules import Rules, rank_index
 from imperiale_env.kernels.mask_ops import BIT, ONE, STRONGER, SUIT_MASK, ZERO, card_count, lowest_card

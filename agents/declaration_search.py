@@ -32,10 +32,10 @@ answers.  Ties (within a rounding) go to the heuristic's answer.
 from __future__ import annotations
 
 import numpy as np
+
 from imperiale_agents.compiled_solver import Positions, solve_positions
 from imperiale_agents.heuristic import HeuristicAgent
 from imperiale_agents.view import View, deck_mask
-
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.declarations import point_of, turned_imperiale_cards

@@ -26,6 +26,7 @@ The heuristic has no randomness: the same observation always gives the same acti
 from __future__ import annotations
 
 import numpy as np
+
 from imperiale_agents.view import (
     CARD_RANK,
     CARD_SUIT,
@@ -39,7 +40,6 @@ from imperiale_agents.view import (
     honour_mask,
     trick_winner,
 )
-
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import NUM_CARDS, low_rank
 from imperiale_env.core.rules import Rules, resolve_rules

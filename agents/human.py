@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from imperiale_agents.view import View, decode
 
+from imperiale_agents.view import View, decode
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import SUIT_NAMES, SUITS, card_code
 from imperiale_env.core.moves import read_move

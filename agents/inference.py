@@ -22,8 +22,8 @@ from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
-from imperiale_agents.view import CARD_SUIT, View
 
+from imperiale_agents.view import CARD_SUIT, View
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS
 from imperiale_env.core.observation import OBS_SIZE, OFFSETS, PHASES

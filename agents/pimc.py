@@ -39,12 +39,12 @@ from __future__ import annotations
 import signal
 
 import numpy as np
+
 from imperiale_agents import declaration_search, inference
 from imperiale_agents.compiled_solver import CompiledSolver
 from imperiale_agents.heuristic import HeuristicAgent, play_scores
 from imperiale_agents.solver import Solver
 from imperiale_agents.view import CARD_SUIT, POINT_VALUE, SUIT_ONEHOT, View, deck_mask, decode
-
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.rules import Rules, resolve_rules
 

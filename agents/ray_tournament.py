@@ -26,7 +26,6 @@ from collections.abc import Iterator
 from imperiale_agents.base import Agent, make_agent
 from imperiale_agents.cluster import ClusterError, check_cpus, connect, failure, import_ray
 from imperiale_agents.tournament import AgentTiming, MatchLog, MatchPlan, play_match
-
 from imperiale_env.core.rules import Rules
 
 #: Agent kinds rebuilt from their spec in the task (cheap); the others travel as built objects.

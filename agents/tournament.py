@@ -47,9 +47,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from imperiale_agents.base import Agent, check_workers, make_agent, reset_agent
 from tqdm import tqdm
 
+from imperiale_agents.base import Agent, check_workers, make_agent, reset_agent
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.events import value_table as event_value_table
 from imperiale_env.core.inputs import InputError, output_dir

@@ -13,9 +13,9 @@ import argparse
 import time
 
 import numpy as np
+
 from imperiale_agents.base import make_agent
 from imperiale_agents.view import decode
-
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
 

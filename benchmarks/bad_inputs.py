@@ -114,7 +114,6 @@ class Result:
 
 def _documented_types() -> tuple[type[BaseException], ...]:
     from imperiale_agents.base import AgentError
-
     from imperiale_env.core.rules import RulesError
     from imperiale_env.records.game_records import RecordError
     from imperiale_env.reference.game import IllegalActionError

@@ -167,9 +167,8 @@ def _cmd_bench_solver_peers(args: argparse.Namespace) -> int:
         from imperiale_cli.devtools.bench_peers import THREAD_VARIABLES
 
         os.environ.update({name: "1" for name in THREAD_VARIABLES})
-    from imperiale_cli.devtools.bench_solver import run_solver_bench
-
     from imperiale_cli.devtools.bench_peers import PeersUnavailable, run_peers_bench
+    from imperiale_cli.devtools.bench_solver import run_solver_bench
 
     runs = []
     if args.solver:
@@ -214,7 +213,6 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         _error("eval", f"--agents needs at least two comma-separated agents, none empty, got {args.agents!r}")
         return 2
     from imperiale_agents.tournament import check_outputs, run_tournament, write_outputs
-
     from imperiale_env.core.rules import make_rules
 
     if args.out is not None:
@@ -321,7 +319,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_analyse(args: argparse.Namespace) -> int:
     """``imperiale analyse``: every input is checked before the (long) analysis starts."""
     from imperiale_agents.analysis import MAX_SAMPLES, analyse_record, report_text
-
     from imperiale_env.core.inputs import InputError, input_file, output_file, seed
     from imperiale_env.records.game_records import load_records
 

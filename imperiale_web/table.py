@@ -12,8 +12,8 @@ import secrets
 from typing import Any
 
 import numpy as np
-from imperiale_agents.base import AgentError, make_agent
 
+from imperiale_agents.base import AgentError, make_agent
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import card_code, sort_for_display
 from imperiale_env.core.inputs import InputError

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from imperiale_agents.base import Agent, AgentError, make_agent
 from imperiale_agents.heuristic import HeuristicAgent
 from imperiale_agents.random_agent import RandomAgent
 from imperiale_agents.view import decode, trick_winner
-
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
 from imperiale_env.core import actions as act

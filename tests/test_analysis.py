@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
+
 from imperiale_agents.analysis import analyse_record, report_text
 from imperiale_agents.heuristic import HeuristicAgent
-
 from imperiale_cli.cli import main
 from imperiale_env.core import actions as act
 from imperiale_env.records.game_records import game_from_record, record_from_game

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 
 import pytest
-from imperiale_cli.devtools.bench_solver import run_solver_bench
 
 from imperiale_cli.cli import main
 from imperiale_cli.devtools.bench_peers import THREAD_VARIABLES, PeersUnavailable, run_peers_bench
+from imperiale_cli.devtools.bench_solver import run_solver_bench
 
 
 def test_solver_bench_reports_each_depth_and_the_ratio():

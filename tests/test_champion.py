@@ -19,14 +19,13 @@ import imperiale_agents  # noqa: E402
 import imperiale_agents.champions as champions  # noqa: E402
 from imperiale_agents.base import AgentError, make_agent  # noqa: E402
 from imperiale_agents.tournament import run_tournament  # noqa: E402
-from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
-from imperiale_train.export import FORMAT, export_policy, load_policy, train_seconds  # noqa: E402
-
 from imperiale_cli.cli import main  # noqa: E402
 from imperiale_env.batch import BatchGame  # noqa: E402
 from imperiale_env.core.inputs import InputError  # noqa: E402
 from imperiale_env.core.rules import PRESET_NAMES  # noqa: E402
 from imperiale_env.records.game_records import game_from_record, load_records  # noqa: E402
+from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
+from imperiale_train.export import FORMAT, export_policy, load_policy, train_seconds  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = champions.champion_presets()

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from imperiale_cli.devtools.bench_solver import random_play_positions
-from imperiale_agents.compiled_solver import CompiledSolver, Positions, equivalent_heads, solve_positions
-from imperiale_agents.solver import Solver
 from test_solver import ref_winner, to_mask
 
+from imperiale_agents.compiled_solver import CompiledSolver, Positions, equivalent_heads, solve_positions
+from imperiale_agents.solver import Solver
+from imperiale_cli.devtools.bench_solver import random_play_positions
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_CARDS, deck

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from imperiale_agents import declaration_search as ds
 from imperiale_agents.base import AgentError, make_agent
 from imperiale_agents.heuristic import HeuristicAgent
 from imperiale_agents.pimc import PIMCAgent
 from imperiale_agents.solver import Solver
 from imperiale_agents.view import decode
-
 from imperiale_env.batch import BatchGame
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import NUM_CARDS, card, deck

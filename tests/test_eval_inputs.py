@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from imperiale_agents import tournament
 from imperiale_agents.base import AGENT_FORMS, MAX_SAMPLES, AgentError, make_agent
 from imperiale_agents.tournament import check_outputs, run_tournament, write_outputs
-
 from imperiale_cli.cli import main
 from imperiale_env.core.inputs import InputError
 from imperiale_env.core.rules import make_rules

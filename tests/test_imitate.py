@@ -13,6 +13,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from imperiale_agents.pimc import PIMCAgent, search_job, search_row, solve_row  # noqa: E402
+from imperiale_env.batch import BatchGame  # noqa: E402
+from imperiale_env.core.cards import NUM_CARDS  # noqa: E402
+from imperiale_env.core.rules import make_rules  # noqa: E402
 from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
 from imperiale_train.config import ConfigError, make_config  # noqa: E402
 from imperiale_train.imitate import (  # noqa: E402
@@ -25,10 +28,6 @@ from imperiale_train.imitate import (  # noqa: E402
 )
 from imperiale_train.model import ActorCritic  # noqa: E402
 from imperiale_train.run import LABELS_NAME, train  # noqa: E402
-
-from imperiale_env.batch import BatchGame  # noqa: E402
-from imperiale_env.core.cards import NUM_CARDS  # noqa: E402
-from imperiale_env.core.rules import make_rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=1, num_minibatches=2, eval_groups=2,

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from imperiale_agents.base import AgentError, make_agent
 from imperiale_agents.heuristic import HeuristicAgent
 from imperiale_agents.inference import PlayMemory, play_log_likelihood, resample, their_decisions
 from imperiale_agents.random_agent import RandomAgent
 from imperiale_agents.view import decode
-
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import OFFSETS

@@ -8,10 +8,10 @@ import inspect
 
 import numpy as np
 import pytest
+
 from imperiale_agents.pimc import PIMCAgent, position, sample_worlds
 from imperiale_agents.solver import STRONGER, Solver, trick_score
 from imperiale_agents.view import decode
-
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_RANKS, RANKS, card, deck, low_rank, rank_of, suit_of

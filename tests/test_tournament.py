@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+
 from imperiale_agents.heuristic import HeuristicAgent
 from imperiale_agents.tournament import (
     PairStats,
@@ -20,7 +21,6 @@ from imperiale_agents.tournament import (
     wilson,
     write_outputs,
 )
-
 from imperiale_cli.cli import main
 from imperiale_env.core.rules import make_rules
 

@@ -7,13 +7,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from imperiale_env.batch import BatchGame  # noqa: E402
 from imperiale_train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
 from imperiale_train.config import ConfigError, TrainConfig, make_config  # noqa: E402
 from imperiale_train.model import ActorCritic, masked_logits, sample_actions  # noqa: E402
 from imperiale_train.rollout import OpponentPool, SelfPlayRollout  # noqa: E402
 from imperiale_train.run import train  # noqa: E402
-
-from imperiale_env.batch import BatchGame  # noqa: E402
 
 TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=2, num_minibatches=2, eval_groups=4,
             eval_single_deal=True, plot=False,

@@ -11,12 +11,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from imperiale_cli.cli import main  # noqa: E402
+from imperiale_env.batch import BatchGame, BatchState  # noqa: E402
 from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
 from imperiale_train.config import make_config  # noqa: E402
 from imperiale_train.run import train  # noqa: E402
-
-from imperiale_cli.cli import main  # noqa: E402
-from imperiale_env.batch import BatchGame, BatchState  # noqa: E402
 
 TINY = dict(num_envs=8, num_steps=8, hidden=(16,), update_epochs=1, num_minibatches=2, eval_groups=2,
             eval_single_deal=True, plot=False, eval_every=0, progress=False, tensorboard=False, threads=1,

@@ -18,11 +18,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import imperiale_train.run as run_module  # noqa: E402
+from imperiale_cli.cli import main  # noqa: E402
 from imperiale_train.checkpoint import load_checkpoint  # noqa: E402
 from imperiale_train.config import ConfigError, TrainConfig, allowed_keys, check_memory, make_config  # noqa: E402
 from imperiale_train.run import TrainingInterrupted, train  # noqa: E402
-
-from imperiale_cli.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = dict(num_envs=8, num_steps=8, hidden=(16,), update_epochs=1, num_minibatches=2, eval_groups=2,

@@ -391,10 +391,9 @@ def memory_estimate(cfg: TrainConfig) -> dict[str, int]:
     perfect critic), the networks (weights, gradients, two Adam moments, the per-iteration
     snapshot kept for Ctrl-C, the opponent pool), the games and the imitation labels.  An estimate, meant to refuse
     sizes that cannot fit before anything is allocated."""
-    from imperiale_train.model import HIDDEN_HANDS_SIZE, critic_input_size
-
     from imperiale_env.core.actions import NUM_ACTIONS
     from imperiale_env.core.observation import OBS_SIZE
+    from imperiale_train.model import HIDDEN_HANDS_SIZE, critic_input_size
 
     decisions = cfg.num_envs * cfg.num_steps
     per_decision = 2 * (OBS_SIZE * 4 + NUM_ACTIONS) + 96  # buffer + training copy; ~12 scalars each

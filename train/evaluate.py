@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from imperiale_agents.base import make_agent
 from imperiale_agents.tournament import pair_stats, play_match
-
 from imperiale_env.core.rules import Rules
 
 

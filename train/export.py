@@ -35,11 +35,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from imperiale_train.checkpoint import CheckpointError, build_model, check_checkpoint, check_contents, read_file
 
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.inputs import input_file, output_file
 from imperiale_env.core.observation import OBS_SIZE
+from imperiale_train.checkpoint import CheckpointError, build_model, check_checkpoint, check_contents, read_file
 
 FORMAT = "imperiale-policy"
 VERSION = 1

@@ -29,9 +29,6 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
-from imperiale_train.config import TrainConfig
-from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic
-from imperiale_train.rollout import hidden_hands
 from torch import nn
 
 from imperiale_env.batch import BatchGame
@@ -39,6 +36,9 @@ from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import OBS_SIZE
 from imperiale_env.core.rules import Rules
+from imperiale_train.config import TrainConfig
+from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic
+from imperiale_train.rollout import hidden_hands
 
 #: Phase of a card to play in the observation (:class:`imperiale_agents.view.View`).
 PLAY_PHASE = 2

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from torch import nn
+
 from imperiale_train.config import TrainConfig
 from imperiale_train.model import ActorCritic
 from imperiale_train.rollout import RolloutBatch
-from torch import nn
 
 
 def ppo_update(model: ActorCritic, optimizer: torch.optim.Optimizer, batch: RolloutBatch, cfg: TrainConfig,

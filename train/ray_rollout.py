@@ -36,13 +36,13 @@ from typing import Any
 
 import numpy as np
 import torch
+
 from imperiale_agents.cluster import ClusterError, check_cpus, connect, failure, import_ray
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.rules import Rules
 from imperiale_train.config import TrainConfig, config_from_dict, replace
 from imperiale_train.model import ActorCritic
 from imperiale_train.rollout import OpponentPool, RolloutBatch, SelfPlayRollout
-
-from imperiale_env.core.observation import OBS_SIZE
-from imperiale_env.core.rules import Rules
 
 #: Restarts of a dead actor, and reruns of its interrupted rollout, before the run gives up.
 MAX_RESTARTS = 3

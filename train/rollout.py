@@ -22,14 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from imperiale_agents.base import make_agent
-from imperiale_train.config import TrainConfig
-from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, sample_actions
 
+from imperiale_agents.base import make_agent
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import OBS_SIZE
 from imperiale_env.core.rules import Rules
+from imperiale_train.config import TrainConfig
+from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, sample_actions
 
 NUM_ACTIONS = 43
 #: ``SelfPlayRollout.opponent`` codes besides pool entry ids (>= 0): the current policy, and

@@ -32,7 +32,9 @@ from typing import Any
 
 import numpy as np
 import torch
+
 from imperiale_agents.cluster import ClusterError
+from imperiale_env.core.inputs import InputError, output_dir
 from imperiale_train.checkpoint import (
     VERSION,
     CheckpointError,
@@ -57,8 +59,6 @@ from imperiale_train.imitate import Labels, SearchPool, imitation_update, label_
 from imperiale_train.model import ActorCritic
 from imperiale_train.ppo import ppo_update
 from imperiale_train.rollout import OpponentPool, SelfPlayRollout, as_arrays, as_tensors
-
-from imperiale_env.core.inputs import InputError, output_dir
 
 CHECKPOINT_NAME = "checkpoint.pt"
 LABELS_NAME = "labels.pt"
