@@ -20,7 +20,7 @@ Specs understood by :func:`make_agent`:
 ``...:infer``   ``pimc:N:infer`` (after ``:search`` if both): sampled worlds weighed by how likely
               the shipped champion finds the opponent's plays (:mod:`imperiale_agents.inference`; two
               players, needs torch)
-``neural:P``  a trained policy loaded from checkpoint ``P`` (needs torch and ``train``)
+``neural:P``  a trained policy: an exported policy ``P`` (.npz) or a training checkpoint (needs torch)
 ``champion``  the policy shipped for the rules played (:mod:`imperiale_agents.champions`; needs torch)
 ``human``     a person at the terminal (:mod:`imperiale_agents.human`)
 ============  ==============================================================
@@ -156,27 +156,21 @@ def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str, bool]:
 
 
 def _make_neural(path: str, rules: Rules, spec: str) -> Agent:
-    """Load the policy of checkpoint ``path``: the file is checked first (a missing file, a folder
-    or a pipe is named as such), and any failure of the loader becomes an :class:`AgentError`."""
+    """Load the policy of ``path`` (an exported policy or a training checkpoint): the file is checked
+    first (a missing file, a folder or a pipe is named as such), and any failure of the loader
+    becomes an :class:`AgentError`."""
+    from imperiale_agents.neural import NeuralAgent
+    from imperiale_agents.policy_file import CheckpointError
     from imperiale_env.core.inputs import InputError, input_file
 
     try:
-        input_file(path, "checkpoint")
+        input_file(path, "checkpoint or policy file")
     except InputError as exc:
         raise AgentError(f"{spec}: {exc}") from None
-    try:
-        import torch  # noqa: F401
-    except ModuleNotFoundError:
-        raise AgentError(f"{spec}: the neural agent needs torch (pip install -e '.[train]')") from None
-    from imperiale_agents.neural import NeuralAgent
-    from imperiale_train.checkpoint import CheckpointError
-
     try:
         return NeuralAgent(path, rules=rules)
     except CheckpointError as exc:
         raise AgentError(f"{spec}: {exc}") from None
-    except (OSError, RuntimeError, ValueError, KeyError, TypeError, EOFError) as exc:
-        raise AgentError(f"{spec}: cannot load the checkpoint: {exc}") from None
 
 
 def _make_champion(rules: Rules, spec: str) -> Agent:

@@ -294,15 +294,17 @@ def _train_summary(result: dict) -> str:
 def _cmd_export(args: argparse.Namespace) -> int:
     """``imperiale export CHECKPOINT OUT``: a bad input raises InputError or CheckpointError (exit 2)."""
     try:
-        from imperiale_train.export import export_policy, load_policy
+        from imperiale_train.export import export_policy
     except ModuleNotFoundError as exc:
-        _error("export", f"exporting a policy needs torch and the train package ({exc}); pip install -e '.[train]'")
+        _error("export", f"exporting a policy needs torch ({exc}); pip install 'imperiale[train]'")
         return 1
+    from imperiale_agents.policy_file import read_policy
+
     out = export_policy(args.checkpoint, args.out)
-    made = load_policy(out).provenance
-    seconds = "unknown" if made["train_seconds"] is None else f"{made['train_seconds']:.0f} s"
-    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB): the policy of iteration {made['iteration']} of "
-          f"{args.checkpoint} (seed {made['seed']}, training time {seconds})\n"
+    made = read_policy(out).provenance
+    seconds = "unknown" if made.get("train_seconds") is None else f"{made['train_seconds']:.0f} s"
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB): the policy of iteration {made.get('iteration')} of "
+          f"{args.checkpoint} (seed {made.get('seed')}, training time {seconds})\n"
           f"play it: {PROG} play --opponent neural:{shlex.quote(str(out))}")
     return 0
 
@@ -450,10 +452,13 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--save", metavar="FILE",
                       help="write the game record to FILE: a new .json file, or a .jsonl file to append to")
 
-    export = add("export", "write the policy of a training checkpoint to a new, small file (no optimiser or game "
-                 "state; the rules and how it was trained kept)", _cmd_export)
-    export.add_argument("checkpoint", metavar="CHECKPOINT", help="a training checkpoint (RUN_DIR/checkpoint.pt)")
-    export.add_argument("out", metavar="OUT", help="the policy file to write (a new file: nothing is overwritten)")
+    export = add("export", "write the policy of a training checkpoint to a new, small .npz file that plays without "
+                 "torch (no optimiser or game state; the rules and how it was trained kept); also converts an "
+                 "exported policy of earlier releases (.pt)", _cmd_export)
+    export.add_argument("checkpoint", metavar="CHECKPOINT",
+                        help="a training checkpoint (RUN_DIR/checkpoint.pt) or an old exported policy (.pt)")
+    export.add_argument("out", metavar="OUT", help="the policy file to write, OUT.npz (a new file: nothing is "
+                        "overwritten)")
 
     analyse = add("analyse", "value every decision of a record (open-hand solver and pimc) and mark the losses",
                   _cmd_analyse)

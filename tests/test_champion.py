@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch")
 import imperiale_agents  # noqa: E402
 import imperiale_agents.champions as champions  # noqa: E402
 from imperiale_agents.base import AgentError, make_agent  # noqa: E402
+from imperiale_agents.policy_file import FORMAT, read_policy  # noqa: E402
 from imperiale_agents.tournament import run_tournament  # noqa: E402
 from imperiale_cli.cli import main  # noqa: E402
 from imperiale_env.batch import BatchGame  # noqa: E402
@@ -25,7 +26,7 @@ from imperiale_env.core.inputs import InputError  # noqa: E402
 from imperiale_env.core.rules import PRESET_NAMES  # noqa: E402
 from imperiale_env.records.game_records import game_from_record, load_records  # noqa: E402
 from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
-from imperiale_train.export import FORMAT, export_policy, load_policy, train_seconds  # noqa: E402
+from imperiale_train.export import export_policy, train_seconds  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = champions.champion_presets()
@@ -38,7 +39,8 @@ def test_the_default_preset_has_a_small_champion_file_that_loads_without_pickle(
     for preset in SHIPPED:
         path = champions.champion_path(preset)
         assert path.stat().st_size < MAX_BYTES
-        data = torch.load(path, weights_only=True)  # plain tensors and values: no code runs
+        with np.load(path, allow_pickle=False) as arrays:  # plain arrays and JSON text: no code runs
+            data = json.loads(arrays["metadata"].tobytes())
         assert data["format"] == FORMAT and data["rules"]["preset"] == preset
         made = data["provenance"]
         trained = made["global_step"] > 0 or any(e.get("imitation_round", 0) > 0 for e in made["history"])
@@ -137,7 +139,7 @@ def test_a_whole_game_at_the_web_table(preset, tmp_path):
 @pytest.fixture
 def only_academie(tmp_path, monkeypatch):
     """A champions folder holding the academie champion only."""
-    shutil.copy(champions.champion_path("academie"), tmp_path / "academie.pt")
+    shutil.copy(champions.champion_path("academie"), tmp_path / "academie.npz")
     monkeypatch.setattr(champions, "CHAMPIONS_DIR", tmp_path)
     return tmp_path
 
@@ -151,13 +153,13 @@ def test_a_preset_without_a_champion_names_those_with_one(only_academie, capsys)
     assert main(["play", "--opponent", "champion", "--rules", "academie3"]) == 2
     err = capsys.readouterr().err
     assert err.count("has no champion (presets with one: academie)") == 2
-    (only_academie / "academie.pt").unlink()
+    (only_academie / "academie.npz").unlink()
     with pytest.raises(AgentError, match="presets with one: none"):
         make_agent("champion", "academie")
 
 
 def test_a_champion_file_under_another_presets_name_is_refused(only_academie):
-    shutil.copy(only_academie / "academie.pt", only_academie / "foster.pt")
+    shutil.copy(only_academie / "academie.npz", only_academie / "foster.npz")
     with pytest.raises(AgentError, match="trained under the 'academie' rules, not 'foster'"):
         make_agent("champion", "foster")
 
@@ -180,7 +182,7 @@ def test_the_wheel_ships_the_champions(tmp_path):
                     str(tmp_path / "dist"), str(src)], check=True, capture_output=True, timeout=600)
     (wheel,) = (tmp_path / "dist").glob("imperiale-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {f"agents/champions/{p}.pt" for p in SHIPPED} <= names
+    assert {f"imperiale_agents/champions/{p}.npz" for p in SHIPPED} <= names
 
 
 # ---------------------------------------------------------------------- imperiale export
@@ -202,14 +204,14 @@ def run_dir(tmp_path_factory):
 
 def test_export_keeps_the_policy_and_how_it_was_made(run_dir, tmp_path, capsys):
     ckpt = run_dir / "checkpoint.pt"
-    out = tmp_path / "policy.pt"
+    out = tmp_path / "policy.npz"
     assert main(["export", str(ckpt), str(out)]) == 0
     assert f"wrote {out}" in capsys.readouterr().out
     assert out.stat().st_size < ckpt.stat().st_size / 3  # no optimiser, pool, game batch or critic
-    data = torch.load(out, weights_only=True)
+    data = read_policy(out)
     source = load_checkpoint(ckpt)
-    assert data["config"] == source["config"] and data["rules"] == source["rules"]
-    made = data["provenance"]
+    assert data.config == json.loads(json.dumps(source["config"])) and data.rules == source["rules"]
+    made = data.provenance
     assert (made["seed"], made["iteration"], made["global_step"]) == (7, 3, source["global_step"])
     metrics = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     batch = 16 * 8
@@ -243,31 +245,94 @@ def test_export_refuses_bad_inputs_and_never_overwrites(run_dir, tmp_path, capsy
     junk.write_bytes(b"not a checkpoint")
     with pytest.raises(CheckpointError, match="corrupt or not a training checkpoint"):
         export_policy(junk, tmp_path / "p.pt")
-    export_policy(ckpt, tmp_path / "once.pt")
+    export_policy(ckpt, tmp_path / "once.npz")
     with pytest.raises(CheckpointError, match="already an exported policy"):
-        export_policy(tmp_path / "once.pt", tmp_path / "twice.pt")
-    assert not (tmp_path / "p.pt").exists() and not (tmp_path / "twice.pt").exists()
+        export_policy(tmp_path / "once.npz", tmp_path / "twice.npz")
+    assert not (tmp_path / "p.pt").exists() and not (tmp_path / "twice.npz").exists()
     assert main(["export", str(ckpt), str(taken)]) == 2
     assert main(["export", str(junk), str(tmp_path / "p.pt")]) == 2
     err = capsys.readouterr().err
     assert err.count("imperiale export: error:") == 2 and "taken.pt" in err and "junk.pt" in err
 
 
-def test_a_damaged_policy_file_is_refused_clearly(run_dir, tmp_path):
-    good = torch.load(export_policy(run_dir / "checkpoint.pt", tmp_path / "good.pt"), weights_only=True)
+def _rewrite(good: Path, out: Path, meta_edit=None, arrays_edit=None) -> Path:
+    """A copy of the policy file ``good`` with its metadata or arrays changed."""
+    with np.load(good, allow_pickle=False) as arrays:
+        arrays = dict(arrays)
+    meta = json.loads(arrays.pop("metadata").tobytes())
+    meta = meta_edit(meta) if meta_edit else meta
+    arrays = arrays_edit(arrays) if arrays_edit else arrays
+    text = meta if isinstance(meta, str) else json.dumps(meta)
+    np.savez(out, metadata=np.frombuffer(text.encode(), dtype=np.uint8), **arrays)
+    return out
+
+
+def test_a_damaged_policy_file_is_refused_clearly(run_dir, tmp_path, monkeypatch):
+    good = export_policy(run_dir / "checkpoint.pt", tmp_path / "good.npz")
+    nan = {"layer0.bias": lambda a: {**a, "layer0.bias": np.full_like(a["layer0.bias"], np.nan)}}
     cases = {
-        "version": ({**good, "version": 99}, "version 99"),
-        "actor": ({k: v for k, v in good.items() if k != "actor"}, "lacks actor"),
-        "shape": ({**good, "config": {**good["config"], "hidden": [64]}}, "weights do not fit its config"),
-        "obs": ({**good, "obs_size": 7}, "observations of 7"),
+        "version": ({"meta_edit": lambda m: {**m, "version": 99}}, "version 99"),
+        "layer": ({"arrays_edit": lambda a: {k: v for k, v in a.items() if k != "layer1.bias"}}, "holds layer0"),
+        "shape": ({"arrays_edit": lambda a: {**a, "layer0.weight": a["layer0.weight"][:, :7]}},
+                  "must take 485 inputs"),
+        "obs": ({"meta_edit": lambda m: {**m, "obs_size": 7}}, "observations of 7"),
+        "nan": ({"arrays_edit": nan["layer0.bias"]}, "NaN or infinite weights"),
+        "types": ({"meta_edit": lambda m: {**m, "provenance": ["not", "an", "object"]}},
+                  "'provenance' must be a JSON object, got list"),
+        "activation": ({"meta_edit": lambda m: {**m, "activation": "gelu"}}, "'gelu' is not one of relu, tanh"),
+        "json": ({"meta_edit": lambda m: '{"format": NaN}'}, "not JSON text"),
+        "objects": ({"arrays_edit": lambda a: {**a, "code": np.array([{"x": 1}], dtype=object)}}, "Python objects"),
     }
-    for name, (data, message) in cases.items():
-        path = tmp_path / f"{name}.pt"
-        torch.save(data, path)
+    for name, (edit, message) in cases.items():
+        if name == "objects":  # np.savez pickles object arrays: the reader refuses them before anything runs
+            with np.load(good, allow_pickle=False) as arrays:
+                kept = dict(arrays)
+            np.savez(tmp_path / "objects.npz", **kept, code=np.array([{"x": 1}], dtype=object))
+            path = tmp_path / "objects.npz"
+        else:
+            path = _rewrite(good, tmp_path / f"{name}.npz", **edit)
         with pytest.raises(CheckpointError, match=message):
-            load_policy(path)
+            read_policy(path)
         with pytest.raises(AgentError, match=message):
             make_agent(f"neural:{path}")
+    import imperiale_agents.policy_file as policy_file
+
+    monkeypatch.setattr(policy_file, "MAX_PARAMETERS", 1000)
+    with pytest.raises(CheckpointError, match="parameters; the limit is 1,000"):
+        read_policy(good)
+
+
+def test_unknown_metadata_keys_are_warned_about_not_refused(run_dir, tmp_path):
+    good = export_policy(run_dir / "checkpoint.pt", tmp_path / "good.npz")
+    newer = _rewrite(good, tmp_path / "newer.npz", meta_edit=lambda m: {**m, "made_by_release": "9.0"})
+    with pytest.warns(UserWarning, match="does not know are ignored: made_by_release"):
+        agent = make_agent(f"neural:{newer}", "academie3")
+    assert agent.provenance == read_policy(good).provenance
+
+
+def test_an_old_torch_exported_policy_says_how_to_convert_it(run_dir, tmp_path, capsys):
+    """Exported policies of earlier releases were torch files: one line says how to convert, and
+    ``imperiale export`` converts them to a policy that plays the same moves."""
+    source = load_checkpoint(run_dir / "checkpoint.pt")
+    actor = {k[len("actor."):]: v for k, v in source["model"].items() if k.startswith("actor.")}
+    old = {"format": FORMAT, "version": 1, "obs_size": source["obs_size"], "num_actions": source["num_actions"],
+           "config": source["config"], "rules": source["rules"], "actor": actor,
+           "provenance": {"seed": 7, "iteration": 3, "global_step": 1, "train_seconds": None, "history": [],
+                          "source": "checkpoint.pt"}}
+    torch.save(old, tmp_path / "old.pt")
+    with pytest.raises(AgentError, match="convert it once with: imperiale export .*old.pt .*old.npz"):
+        make_agent(f"neural:{tmp_path / 'old.pt'}", "academie3")
+    assert main(["export", str(tmp_path / "old.pt"), str(tmp_path / "old.npz")]) == 0
+    converted, original = make_agent(f"neural:{tmp_path / 'old.npz'}", "academie3"), \
+        make_agent(f"neural:{run_dir / 'checkpoint.pt'}", "academie3")
+    assert converted.provenance["converted_from"] == "old.pt"
+    bg = BatchGame("academie3", 32)
+    bg.reset(4)
+    for _ in range(40):
+        obs, mask = bg.observe(), bg.legal_action_mask()
+        actions = converted.act(obs, mask)
+        assert (actions == original.act(obs, mask)).all()
+        bg.step(actions)
 
 
 def test_the_training_time_needs_every_iteration_once(tmp_path):
@@ -286,3 +351,26 @@ def test_training_evaluates_against_the_champion(tmp_path, capsys):
                  f"run_dir={tmp_path / 'run'}", "progress=false", "tensorboard=false"])
     out = capsys.readouterr().out
     assert code == 0 and "vs champion" in out, out
+
+
+def test_a_run_can_start_from_the_champion():
+    """``init_from`` takes an exported policy: fine-tuning starts from the champion's policy."""
+    from imperiale_agents.neural import PolicyAgent
+    from imperiale_train.config import ConfigError, make_config
+    from imperiale_train.model import ActorCritic
+    from imperiale_train.run import _start_from
+
+    champion = make_agent("champion", "academie")
+    path = str(champions.champion_path("academie"))
+    cfg = make_config(None, {"init_from": path, "hidden": champion.net.hidden})
+    model = ActorCritic(cfg.hidden, cfg.activation, cfg.critic)
+    _start_from(cfg, model)
+    bg = BatchGame("academie", 64)
+    bg.reset(3)
+    for _ in range(30):
+        obs, mask = bg.observe(), bg.legal_action_mask()
+        actions = champion.act(obs, mask)
+        assert (PolicyAgent(model.actor).act(obs, mask) == actions).all()
+        bg.step(actions)
+    with pytest.raises(ConfigError, match="its network is hidden=.*give the same"):
+        _start_from(make_config(None, {"init_from": path, "hidden": (8,)}), ActorCritic((8,)))

@@ -24,6 +24,9 @@ imitation_round  imitation rounds done (absent in checkpoints of runs before imi
 imitation_labels labels those rounds made: the first rows of ``labels.pt`` next to it
 ===============  =================================================================
 
+Its format header and the checks of a file read back live in :mod:`imperiale_agents.policy_file`,
+which the agents read too (``neural:RUN_DIR/checkpoint.pt``) without importing training code.
+
 The labels of the imitation rounds (:class:`~imperiale_train.imitate.Labels`, tensors only) are kept in
 their own file, ``labels.pt``, written before the checkpoint of each round: the checkpoints of
 the PPO iterations that follow do not copy them.  A run killed between the two writes resumes
@@ -39,19 +42,22 @@ from typing import Any
 
 import torch
 
+from imperiale_agents.policy_file import (
+    CHECKPOINT_FORMAT,
+    CHECKPOINT_READABLE,
+    CHECKPOINT_REQUIRED,
+    CHECKPOINT_VERSION,
+    CheckpointError,
+    check_checkpoint,
+    read_torch_file,
+)
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.observation import OBS_SIZE
 
-FORMAT = "imperiale-ppo"
-VERSION = 2
-#: Versions whose policy can be loaded.  Version 1 also held the game batch as pickled bytes:
-#: its weights load (the bytes stay bytes), but it is never resumed, so that nothing unpickles them.
-READABLE = (1, 2)
-REQUIRED = ("config", "iteration", "model")
-
-
-class CheckpointError(RuntimeError):
-    """A checkpoint that cannot be read or does not fit this code."""
+FORMAT = CHECKPOINT_FORMAT
+VERSION = CHECKPOINT_VERSION
+READABLE = CHECKPOINT_READABLE
+REQUIRED = CHECKPOINT_REQUIRED
 
 
 def save_checkpoint(path: str | Path, state: dict[str, Any]) -> Path:
@@ -84,50 +90,9 @@ def _umask() -> int:
     return mask
 
 
-def read_file(path: str | Path, map_location: str | torch.device = "cpu") -> Any:
-    """What ``torch.load(weights_only=True)`` reads from ``path`` (no code runs); :class:`CheckpointError`
-    if the file is missing or cannot be read that way."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {path}")
-    try:
-        return torch.load(path, map_location=map_location, weights_only=True)
-    except Exception as exc:  # torch raises many kinds (pickle, zip, runtime) on a damaged file
-        raise CheckpointError(f"{path} is corrupt or not a training checkpoint ({type(exc).__name__}: {exc})") from None
-
-
 def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict[str, Any]:
     """The checkpoint dict; :class:`CheckpointError` if missing, corrupt or incompatible."""
-    return check_checkpoint(read_file(path, map_location), path)
-
-
-def check_checkpoint(data: Any, path: str | Path) -> dict[str, Any]:
-    """``data`` (read from ``path``) if it is a checkpoint this code reads, else :class:`CheckpointError`."""
-    path = Path(path)
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not an {FORMAT} checkpoint (no '{FORMAT}' format header)")
-    if data.get("version") not in READABLE:
-        raise CheckpointError(f"{path} has checkpoint version {data.get('version')!r}; this code reads "
-                              f"{', '.join(map(str, READABLE))}")
-    check_contents(data, path, REQUIRED)
-    return data
-
-
-def check_contents(data: dict[str, Any], path: str | Path, required: tuple[str, ...]) -> None:
-    """A file's networks fit this engine (:func:`check_shape`) and it holds every key of ``required``."""
-    check_shape(data, path)
-    missing = [k for k in required if k not in data]
-    if missing:
-        raise CheckpointError(f"{path} lacks {', '.join(missing)}")
-
-
-def check_shape(data: dict[str, Any], path: str | Path) -> None:
-    """A file's networks must take this engine's observations and give its actions."""
-    if data.get("obs_size") != OBS_SIZE or data.get("num_actions") != NUM_ACTIONS:
-        raise CheckpointError(
-            f"{path} was trained for observations of {data.get('obs_size')} and {data.get('num_actions')} actions; "
-            f"this engine has {OBS_SIZE} and {NUM_ACTIONS}"
-        )
+    return check_checkpoint(read_torch_file(path, map_location), path)
 
 
 def build_model(data: dict[str, Any]):

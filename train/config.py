@@ -89,8 +89,8 @@ class TrainConfig:
     pool_every: int = _key(10, "iterations between snapshots of the policy", 1, 10**7)
     train_all_seats: bool = _key(True, "learn from every seat the current policy plays, not only the learner's")
     # Model.
-    init_from: str = _key("", "a training checkpoint whose weights (policy and value) start the run, e.g. to "
-                          "fine-tune; '': fresh weights")
+    init_from: str = _key("", "a training checkpoint (policy and value) or an exported policy such as the "
+                          "champion (policy only) whose weights start the run, to fine-tune; '': fresh weights")
     hidden: tuple[int, ...] = _key((256, 256), "hidden layer widths, comma-separated (1 to 16 layers)", 1, 2**24)
     activation: str = _key("relu", "relu or tanh")
     critic: str = _key("plain", "plain: the value sees the observation; perfect: plus every other hand")

@@ -4,92 +4,35 @@ A training checkpoint (:mod:`imperiale_train.checkpoint`) holds everything the n
 the optimiser's moments, the generators, the opponent pool, the game batch, the critic.  To
 play, only the policy is needed, so :func:`export_policy` writes a file ten or more times
 smaller, the form of the champions shipped in ``agents/champions/``
-(``imperiale export RUN_DIR/checkpoint.pt OUT.pt``).  Its keys:
+(``imperiale export RUN_DIR/checkpoint.pt OUT.npz``): a numpy archive of the policy's layers and
+JSON metadata (the layout is :mod:`imperiale_agents.policy_file`'s), which plays without torch.
 
-===============  =================================================================
-format, version  ``"imperiale-policy"``, :data:`VERSION`
-obs_size         observation width the network was built for (485)
-num_actions      43
-config           the run's :class:`~imperiale_train.config.TrainConfig` as a dict: the network's
-                 shape (``hidden``, ``activation``) and the whole recipe
-rules            the rules record it was trained under (:meth:`Rules.to_dict`)
-actor            the policy network's state dict (:class:`~imperiale_train.model.Policy`)
-provenance       ``seed``, ``iteration``, ``global_step``, ``train_seconds`` (the run's
-                 iterations and evaluations, from its ``metrics.jsonl``; ``None`` when
-                 that file does not cover every iteration), ``history`` (its
-                 evaluations), ``source`` (the checkpoint's file name)
-===============  =================================================================
-
-Like a checkpoint it holds only tensors and plain values, so it is read with
-``torch.load(weights_only=True)`` and reading it runs no code.  :func:`load_policy` reads
-both kinds of file, which is how ``neural:PATH`` and ``champion`` load their network.
+An exported policy of earlier releases (a torch file of format ``imperiale-policy`` version 1)
+is converted by the same command: ``imperiale export OLD.pt NEW.npz``.
 """
 
 from __future__ import annotations
 
-import io
 import json
-import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import torch
-
+from imperiale_agents.policy_file import (
+    FORMAT,
+    CheckpointError,
+    check_checkpoint,
+    is_policy_archive,
+    net_from_state,
+    provenance,
+    read_torch_file,
+    write_policy_archive,
+)
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.inputs import input_file, output_file
 from imperiale_env.core.observation import OBS_SIZE
-from imperiale_train.checkpoint import CheckpointError, build_model, check_checkpoint, check_contents, read_file
+from imperiale_train.checkpoint import build_model
 
-FORMAT = "imperiale-policy"
-VERSION = 1
-REQUIRED = ("config", "rules", "actor", "provenance")
-
-
-@dataclass
-class LoadedPolicy:
-    """A policy network read from a checkpoint or an exported policy file."""
-
-    actor: torch.nn.Module
-    config: Any  # TrainConfig
-    rules: dict[str, Any] | None  # the rules record it was trained under
-    provenance: dict[str, Any]
-
-
-def load_policy(path: str | Path, map_location: str | torch.device = "cpu") -> LoadedPolicy:
-    """The policy of ``path``: an exported policy file or a training checkpoint (its actor);
-    :class:`~imperiale_train.checkpoint.CheckpointError` naming what is wrong with any other file."""
-    data = read_file(path, map_location)
-    if isinstance(data, dict) and data.get("format") == FORMAT:
-        return _policy_from_export(data, Path(path))
-    data = check_checkpoint(data, path)
-    model, cfg = build_model(data)
-    return LoadedPolicy(model.actor, cfg, data.get("rules"), _provenance(data, Path(path), train_seconds=None))
-
-
-def _policy_from_export(data: dict[str, Any], path: Path) -> LoadedPolicy:
-    from imperiale_train.config import ConfigError, config_from_dict
-    from imperiale_train.model import Policy
-
-    if data.get("version") != VERSION:
-        raise CheckpointError(f"{path} is an exported policy of version {data.get('version')!r}; this code reads "
-                              f"{VERSION}")
-    check_contents(data, path, REQUIRED)
-    try:
-        cfg = config_from_dict(data["config"])
-    except ConfigError as exc:
-        raise CheckpointError(f"{path}: the policy's config does not fit this code: {exc}") from None
-    actor = Policy(cfg.hidden, cfg.activation)
-    try:
-        actor.load_state_dict(data["actor"])
-    except (RuntimeError, KeyError, TypeError, AttributeError) as exc:
-        raise CheckpointError(f"{path}: the policy's weights do not fit its config: {exc}") from None
-    return LoadedPolicy(actor, cfg, data["rules"], dict(data["provenance"]))
-
-
-def _provenance(data: dict[str, Any], path: Path, train_seconds: float | None) -> dict[str, Any]:
-    return {"seed": data.get("seed"), "iteration": int(data["iteration"]), "global_step": data.get("global_step"),
-            "train_seconds": train_seconds, "history": list(data.get("history", [])), "source": path.name}
+#: The version of the torch-format exported policies of earlier releases, converted by :func:`export_policy`.
+TORCH_EXPORT_VERSION = 1
 
 
 def train_seconds(run_dir: Path, iterations: int, batch_size: int) -> float | None:
@@ -132,7 +75,8 @@ def train_seconds(run_dir: Path, iterations: int, batch_size: int) -> float | No
 
 
 def export_policy(checkpoint: str | Path, out: str | Path) -> Path:
-    """Write the policy of training checkpoint ``checkpoint`` to the new file ``out``.
+    """Write the policy of training checkpoint ``checkpoint`` (or of an exported policy in the torch
+    format of earlier releases) to the new file ``out``, an exported policy (``.npz``).
 
     Everything is checked before anything is written: ``out`` must not exist (nothing is
     overwritten) and its folder must be writable; ``checkpoint`` must be a training checkpoint
@@ -140,31 +84,51 @@ def export_policy(checkpoint: str | Path, out: str | Path) -> Path:
     """
     out = output_file(out, "exported policy file", may_exist=False)
     src = input_file(checkpoint, "checkpoint")
-    data = read_file(src)
-    if isinstance(data, dict) and data.get("format") == FORMAT:
+    if is_policy_archive(src):
         raise CheckpointError(f"{src} is already an exported policy; export takes a training checkpoint "
-                              "(RUN_DIR/checkpoint.pt)")
-    data = check_checkpoint(data, src)
-    model, cfg = build_model(data)
-    if "rules" not in data:
-        raise CheckpointError(f"{src} lacks the rules record it was trained under")
-    seconds = train_seconds(src.resolve().parent, int(data["iteration"]), cfg.batch_size)
-    policy = {
-        "format": FORMAT, "version": VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
-        "config": data["config"], "rules": data["rules"],
-        # clone: a saved view would carry the whole storage it views
-        "actor": {k: v.detach().clone().cpu() for k, v in model.actor.state_dict().items()},
-        "provenance": _provenance(data, src, seconds),
-    }
-    buffer = io.BytesIO()
-    torch.save(policy, buffer)
-    _write_new(out, buffer.getvalue())
+                              "(RUN_DIR/checkpoint.pt) or an exported policy of earlier releases (.pt)")
+    data = read_torch_file(src)
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        net, config, rules, made = _old_export(data, src)
+    else:
+        data = check_checkpoint(data, src)
+        model, cfg = build_model(data)
+        if "rules" not in data:
+            raise CheckpointError(f"{src} lacks the rules record it was trained under")
+        net = net_from_state(model.state_dict(), data["config"], "actor.net.", src)
+        seconds = train_seconds(src.resolve().parent, int(data["iteration"]), cfg.batch_size)
+        config, rules, made = data["config"], data["rules"], provenance(data, src, seconds)
+    _write_new(out, write_policy_archive(out, net, _plain(config), _plain(rules), _plain(made)))
     return out
+
+
+def _old_export(data: dict, src: Path):
+    """The contents of an exported policy in the torch format of earlier releases."""
+    if data.get("version") != TORCH_EXPORT_VERSION or data.get("obs_size") != OBS_SIZE \
+            or data.get("num_actions") != NUM_ACTIONS:
+        raise CheckpointError(f"{src} is an exported policy of version {data.get('version')!r} for observations "
+                              f"of {data.get('obs_size')}; this code converts version {TORCH_EXPORT_VERSION} "
+                              f"for {OBS_SIZE}")
+    missing = [k for k in ("config", "rules", "actor", "provenance") if k not in data]
+    if missing:
+        raise CheckpointError(f"{src} lacks {', '.join(missing)}")
+    net = net_from_state(data["actor"], data["config"], "net.", src)
+    return net, data["config"], data["rules"], {**dict(data["provenance"]), "converted_from": src.name}
+
+
+def _plain(value):
+    """``value`` as plain JSON (tuples as lists); a value JSON cannot hold is an error, not dropped."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"the policy's metadata cannot be written as JSON: {exc}") from None
 
 
 def _write_new(path: Path, payload: bytes) -> None:
     """Create ``path`` with ``payload``; an existing file is never replaced (``open(..., "x")``),
     and a file left half-written by a failure is removed."""
+    import os
+
     from imperiale_env.core.inputs import InputError
 
     try:

@@ -12,13 +12,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from imperiale_agents.policy_net import MASK_VALUE, sample_actions  # noqa: F401  (the rollout samples with it)
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import OBS_SIZE
-
-#: Logit given to illegal actions: exp(MASK_VALUE - max) is exactly 0 in float32, so a masked
-#: softmax, argmax or Gumbel-max sample never selects an illegal action.
-MASK_VALUE = -1e9
 
 #: Extra critic input with ``critic="perfect"``: the hands of relative seats 1 and 2.
 HIDDEN_HANDS_SIZE = 2 * NUM_CARDS
@@ -78,14 +75,3 @@ class ActorCritic(nn.Module):
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits.masked_fill(~mask, MASK_VALUE)
-
-
-def sample_actions(logits: np.ndarray, rng: np.random.Generator, greedy: bool = False) -> np.ndarray:
-    """Masked sampling (Gumbel-max with numpy noise, so it is deterministic for the rng state
-    whatever the torch device) or argmax; ``logits`` already masked."""
-    if greedy:
-        return logits.argmax(axis=1)
-    u = rng.random(logits.shape, dtype=np.float32)
-    gumbel = -np.log(-np.log(np.clip(u, 1e-20, 1.0 - 1e-7)))
-    return (logits + gumbel).argmax(axis=1)
-

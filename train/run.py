@@ -141,20 +141,45 @@ def _check_opponents(cfg: TrainConfig, rules) -> None:
 
 def _start_from(cfg: TrainConfig, model: ActorCritic) -> None:
     """Load the weights of ``cfg.init_from`` into ``model``: a fine-tuning run starts where another
-    ended (its optimizer, games and pool are not taken: this is a new run)."""
+    ended (its optimizer, games and pool are not taken: this is a new run).  An exported policy
+    (such as the shipped champion) gives the policy only; the value network starts fresh."""
+    from imperiale_agents.policy_file import is_policy_archive
+
+    if is_policy_archive(cfg.init_from):
+        _start_from_policy(cfg, model)
+        return
     from imperiale_train.checkpoint import build_model
 
     try:
         source, saved = build_model(load_checkpoint(cfg.init_from))
     except CheckpointError as exc:
-        raise ConfigError(f"init_from: {exc} (give a training checkpoint, such as RUN_DIR/checkpoint.pt)") from None
-    theirs = (tuple(saved.hidden), saved.activation, saved.critic)
+        raise ConfigError(f"init_from: {exc} (give a training checkpoint, such as RUN_DIR/checkpoint.pt, or an "
+                          "exported policy .npz)") from None
+    _same_network(cfg, (tuple(saved.hidden), saved.activation, saved.critic))
+    model.load_state_dict(source.state_dict())
+
+
+def _start_from_policy(cfg: TrainConfig, model: ActorCritic) -> None:
+    from imperiale_agents.policy_file import read_policy
+
+    try:
+        net = read_policy(cfg.init_from).net
+    except CheckpointError as exc:
+        raise ConfigError(f"init_from: {exc}") from None
+    _same_network(cfg, (net.hidden, net.activation, cfg.critic))
+    layers = [m for m in model.actor.net if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
+        for linear, (weight, bias) in zip(layers, net.layers, strict=True):
+            linear.weight.copy_(torch.from_numpy(weight.copy()))
+            linear.bias.copy_(torch.from_numpy(bias.copy()))
+
+
+def _same_network(cfg: TrainConfig, theirs: tuple) -> None:
     ours = (tuple(cfg.hidden), cfg.activation, cfg.critic)
-    if theirs != ours:
+    if tuple(theirs) != ours:
         raise ConfigError(f"init_from={cfg.init_from}: its network is hidden={','.join(map(str, theirs[0]))} "
                           f"activation={theirs[1]} critic={theirs[2]}, this run's hidden={','.join(map(str, ours[0]))} "
                           f"activation={ours[1]} critic={ours[2]}: give the same")
-    model.load_state_dict(source.state_dict())
 
 
 def _not_finite(stats: dict[str, float], model: torch.nn.Module) -> list[str]:

@@ -1,13 +1,13 @@
 """The shipped champions: one small trained policy per rules preset, inside the package.
 
-A champion is the file ``agents/champions/PRESET.pt``, an exported policy
-(:mod:`imperiale_train.export`: the network's weights and shape, the rules it was trained under and how
-it was trained; no optimiser or game state), read with ``torch.load(weights_only=True)`` like
-every checkpoint, so that loading it runs no code.  It plays as the agent spec ``champion``
+A champion is the file ``agents/champions/PRESET.npz``, an exported policy
+(:mod:`imperiale_agents.policy_file`: the network's weights, the rules it was trained under and how
+it was trained; no optimiser or game state), read with ``np.load(allow_pickle=False)`` so that
+loading it runs no code, and played by a numpy forward pass: no torch needed.  It plays as the agent spec ``champion``
 (the champion of the rules being played) or ``champion:PRESET`` (named; it must be the preset
 being played), built by :func:`imperiale_agents.base.make_agent` and so usable wherever an agent is
 named: ``imperiale play --opponent champion``, ``imperiale eval --agents champion,heuristic``,
-the web table, and from Python (``agents.champion("academie")``, which is the opponent to give
+the web table, and from Python (``imperiale_agents.champion("academie")``, which is the opponent to give
 ``gymnasium.make("Imperiale-v0", opponent=...)``).
 
 Which presets have one is whatever files are here (:func:`champion_presets`), so that shipping
@@ -21,15 +21,15 @@ from pathlib import Path
 from imperiale_env.core.rules import PRESET_NAMES
 
 CHAMPIONS_DIR = Path(__file__).resolve().parent
-"""Where the champion files live: ``PRESET.pt`` for each preset that has one."""
+"""Where the champion files live: ``PRESET.npz`` for each preset that has one."""
 
 
 def champion_presets() -> tuple[str, ...]:
     """The presets that have a shipped champion, in the order of :data:`PRESET_NAMES`."""
-    return tuple(p for p in PRESET_NAMES if (CHAMPIONS_DIR / f"{p}.pt").is_file())
+    return tuple(p for p in PRESET_NAMES if (CHAMPIONS_DIR / f"{p}.npz").is_file())
 
 
 def champion_path(preset: str) -> Path | None:
     """The champion file of ``preset`` (a preset name), ``None`` if it has none."""
-    path = CHAMPIONS_DIR / f"{preset}.pt"
+    path = CHAMPIONS_DIR / f"{preset}.npz"
     return path if preset in PRESET_NAMES and path.is_file() else None

@@ -1,0 +1,63 @@
+"""The policy network's forward pass in numpy: how a trained policy plays without torch.
+
+Training builds the network with torch (:mod:`imperiale_train.model`); to play, the same
+computation is a few matrix products, so the shipped champion and every exported policy play in
+the core install.  The layers are kept in float32, as torch computes them, so that the greedy
+action is the torch one (tests/test_policy_net.py compares them decision by decision).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Logit given to illegal actions: exp(MASK_VALUE - max) is exactly 0 in float32, so a masked
+#: softmax, argmax or Gumbel-max sample never selects an illegal action.
+MASK_VALUE = -1e9
+
+#: The hidden-layer activations a policy file may name.
+ACTIVATIONS = ("relu", "tanh")
+
+
+@dataclass(frozen=True)
+class PolicyNet:
+    """A multilayer perceptron: ``layers[i] = (weight (out, in), bias (out,))``, the activation
+    between layers and none after the last (the logits)."""
+
+    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+    activation: str
+
+    @property
+    def obs_size(self) -> int:
+        return self.layers[0][0].shape[1]
+
+    @property
+    def hidden(self) -> tuple[int, ...]:
+        return tuple(w.shape[0] for w, _ in self.layers[:-1])
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(B, actions)`` float32 logits of ``obs`` ``(B, obs_size)``, illegal actions at :data:`MASK_VALUE`."""
+        x = np.asarray(obs, dtype=np.float32)
+        last = len(self.layers) - 1
+        for i, (weight, bias) in enumerate(self.layers):
+            x = x @ weight.T + bias
+            if i < last:
+                x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
+        return np.where(np.asarray(mask, dtype=bool), x, np.float32(MASK_VALUE)).astype(np.float32, copy=False)
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise log-probabilities, computed stably (the max subtracted first)."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def sample_actions(logits: np.ndarray, rng: np.random.Generator | None, greedy: bool = False) -> np.ndarray:
+    """Masked sampling (Gumbel-max with numpy noise, so it is deterministic for the rng state
+    whatever the torch device) or argmax; ``logits`` already masked."""
+    if greedy:
+        return logits.argmax(axis=1)
+    u = rng.random(logits.shape, dtype=np.float32)
+    gumbel = -np.log(-np.log(np.clip(u, 1e-20, 1.0 - 1e-7)))
+    return (logits + gumbel).argmax(axis=1)

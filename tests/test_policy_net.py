@@ -1,0 +1,58 @@
+"""The numpy forward pass plays exactly what torch's does: the shipped champion compared decision
+by decision over a hundred thousand decisions of random play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from imperiale_agents.champions import champion_path
+from imperiale_agents.neural import NeuralAgent
+from imperiale_env.batch import BatchGame
+
+torch = pytest.importorskip("torch")
+
+
+def test_numpy_and_torch_choose_the_same_card_on_every_decision():
+    from imperiale_train.model import Policy
+
+    agent = NeuralAgent(champion_path("academie"))
+    policy = Policy(agent.net.hidden, agent.net.activation)
+    with torch.no_grad():
+        for i, (weight, bias) in enumerate(agent.net.layers):
+            policy.net[2 * i].weight.copy_(torch.from_numpy(weight.copy()))
+            policy.net[2 * i].bias.copy_(torch.from_numpy(bias.copy()))
+    policy.eval()
+    game = BatchGame("academie", 1024, auto_next_game=True)
+    game.reset(seed=5)
+    rng = np.random.default_rng(0)
+    decisions, worst = 0, 0.0
+    while decisions < 100_000:
+        obs, mask = game.observe(), game.legal_action_mask()
+        with torch.no_grad():
+            logits = policy(torch.from_numpy(np.asarray(obs, np.float32)), torch.from_numpy(mask))
+        assert (agent.act(obs, mask) == logits.argmax(1).numpy()).all()
+        theirs = torch.log_softmax(logits, -1).numpy()
+        worst = max(worst, float(np.abs(np.where(mask, agent.log_probs(obs, mask) - theirs, 0.0)).max()))
+        decisions += len(obs)
+        game.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
+    assert worst < 1e-4
+
+
+def test_the_champion_plays_without_torch(tmp_path):
+    """In a process where torch cannot be imported, the champion still loads and plays."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "import numpy as np\n"
+            "from imperiale_agents.base import make_agent\n"
+            "from imperiale_env.batch import BatchGame\n"
+            "bot = make_agent('champion', 'academie')\n"
+            "g = BatchGame('academie', 4); g.reset(seed=1)\n"
+            "m = g.legal_action_mask(); a = bot.act(g.observe(), m)\n"
+            "assert m[np.arange(4), a].all()\n"
+            "assert 'torch' not in {k for k, v in sys.modules.items() if v is not None}\n"
+            "print('played', a.tolist())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "played" in out.stdout, out.stderr
