@@ -90,7 +90,7 @@ class BatchGame:
         self.keep_final_obs = keep_final_obs
         self.threads = check_threads(threads)
         self.tables = Tables(self.rules, single_deal=single_deal, keep_history=keep_history)
-        self.rule_flags = rule_flags(self)
+        self.rule_flags = rule_flags(self.rules)
         self.stages = self.tables.stages
         n = self.n
         self._ar = np.arange(n)
@@ -106,7 +106,8 @@ class BatchGame:
         self._events: list[np.ndarray] = []
         self._bits: np.ndarray | None = None
         self._reset_done = False
-        self._machine = StageMachine(self)
+        self._machine = StageMachine(self.tables, n, self.threads, record_events, self._log_events,
+                                     self._archive_deals if keep_history else None)
 
     # ------------------------------------------------------------------ reset
 
@@ -167,7 +168,7 @@ class BatchGame:
         self.game_log, self.deal_log = [], []
         self._reset_done = True
         # A game may end before any decision (a turned honour at the target).
-        ended = self._machine.start(self._ar, seeds)
+        ended = self._machine.start(self.state, self.deal_orders, self._ar, seeds)
         self._archive_games(self._ar)
         self._archive_deals(ended)
         self.final_imperiales[ended] = self.imperiales[ended]
@@ -210,6 +211,9 @@ class BatchGame:
 
     # ------------------------------------------------------------------ events
 
+    def _log_events(self, events: np.ndarray) -> None:
+        self._events.append(events)
+
     def pop_events(self) -> np.ndarray:
         """Events since the last call, ordered by game then time: rows of
         ``(game_id, deal_index, kind, player, amount)`` where ``kind`` indexes
@@ -231,7 +235,7 @@ class BatchGame:
             return self._bits
         self._require_reset("legal actions")
         with numba_threads(self.threads):
-            self._bits = action_bits(self)
+            self._bits = action_bits(self.state, self.rule_flags, self.threads)
         return self._bits
 
     def legal_action_mask(self) -> np.ndarray:
@@ -251,7 +255,7 @@ class BatchGame:
         a = np.ascontiguousarray(a)
         bits = self.action_bits()
         with numba_threads(self.threads):
-            count, i = illegal_actions(self, a, bits)
+            count, i = illegal_actions(self.state, a, bits)
             if count:
                 legal = [act.describe(x) for x in np.flatnonzero(unpack(bits[i], act.NUM_ACTIONS))]
                 raise ValueError(
@@ -259,7 +263,7 @@ class BatchGame:
                     f"chose {a[i]}, legal: {', '.join(legal)}"
                 )
             self._bits = None
-            ended = self._machine.step(a)
+            ended = self._machine.step(self.state, self.deal_orders, a)
         return self._finish_step(ended)
 
     def _finish_step(self, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -287,7 +291,7 @@ class BatchGame:
                 # A restarted game that ends before any decision stays over (reported by no step).
                 self.game_id[ended] = self._next_game_id + np.arange(len(ended))
                 self._next_game_id += len(ended)
-                self._machine.start(ended, next_game_seed(self.seed[ended]))
+                self._machine.start(self.state, self.deal_orders, ended, next_game_seed(self.seed[ended]))
                 self._archive_games(ended)
         return rewards, terminated
 
@@ -307,7 +311,7 @@ class BatchGame:
         (``players`` then has one seat per row).  Pass ``out`` to fill a preallocated buffer."""
         self._require_reset("observe()")
         with numba_threads(self.threads):
-            return observe(self, out, players, rows)
+            return observe(self.state, self.tables, self.threads, out, players, rows)
 
     def _require_reset(self, what: str) -> None:
         if not self._reset_done:

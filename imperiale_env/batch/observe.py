@@ -4,15 +4,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from imperiale_env.batch.observe_kernels import OFFSET_NAMES, encode, encode_threaded
+from imperiale_env.batch.state import BatchState
+from imperiale_env.batch.tables import Tables
 from imperiale_env.core.observation import OBS_SIZE, OFFSETS
-
-if TYPE_CHECKING:
-    from imperiale_env.batch.engine import BatchGame
 
 #: Where each block starts, in the order the kernel reads them.
 BLOCK_STARTS = np.array([OFFSETS[name].start for name in OFFSET_NAMES], dtype=np.int64)
@@ -32,7 +31,8 @@ def _indices(value: Any, name: str, high: int, length: int | None = None) -> np.
 
 
 def observe(
-    g: BatchGame, out: np.ndarray | None = None, players: np.ndarray | None = None, rows: np.ndarray | None = None
+    s: BatchState, t: Tables, threads: int, out: np.ndarray | None = None, players: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`observation`) of the acting
     player in every game, or of ``players`` (one seat per game; a player who is not to act
@@ -41,9 +41,10 @@ def observe(
 
     The score blocks are clipped to 1: a finished game can hold more than the target in
     impériales, or 24 points or more left by the award that won it."""
-    gi = g._ar if rows is None else _indices(rows, "rows", g.n)
+    games, seats_per_game = s.hands.shape[:2]
+    gi = np.arange(games) if rows is None else _indices(rows, "rows", games)
     n = len(gi)
-    seats = _NO_SEATS if players is None else _indices(players, "players", g.players, n)
+    seats = _NO_SEATS if players is None else _indices(players, "players", seats_per_game, n)
     if out is None:
         out = np.empty((n, OBS_SIZE), dtype=np.float32)
     elif (not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (n, OBS_SIZE)
@@ -51,9 +52,8 @@ def observe(
         got = (f"{out.dtype} {out.shape}{'' if out.flags.writeable else ' read-only'}" if isinstance(out, np.ndarray)
                else type(out).__name__)
         raise ValueError(f"observe(): out must be a writeable float32 array of shape {(n, OBS_SIZE)}, got {got}")
-    s, t = g.state, g.tables
-    kernel, span = (encode, (0, n)) if g.threads == 1 else (encode_threaded, (g.threads,))
-    kernel(*span, out, gi, seats, BLOCK_STARTS, g.rules.target_imperiales, s.kind, s.current_player, s.dealer, s.leader,
+    kernel, span = (encode, (0, n)) if threads == 1 else (encode_threaded, (threads,))
+    kernel(*span, out, gi, seats, BLOCK_STARTS, t.rules.target_imperiales, s.kind, s.current_player, s.dealer, s.leader,
            s.trump, s.turned, s.stage, s.trick_len, s.tricks_played, s.hands, s.played, s.revealed, s.dealt,
            s.trick_cards, s.voids, s.pending, s.point_suit, s.point_answered, s.point_count, s.point_value,
            s.imperiales, s.points, s.tricks, t.is_turned_stage, t.item_mask)

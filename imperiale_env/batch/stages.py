@@ -10,15 +10,14 @@ the games that follow.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import numpy as np
 
 from imperiale_env.batch.score_kernels import R_EVENT_BOUND
 from imperiale_env.batch.stages_kernels import PAUSED, RESUME, START, STEP, run_games, step_threaded
-
-if TYPE_CHECKING:
-    from imperiale_env.batch.engine import BatchGame
+from imperiale_env.batch.state import BatchState
+from imperiale_env.batch.tables import Tables
 
 _NO_SEEDS = np.zeros(0, dtype=np.uint64)
 _NO_ROWS = np.zeros(0, dtype=np.int64)
@@ -27,51 +26,55 @@ _EVENT_ROWS = 1 << 14
 
 
 class StageMachine:
-    """The compiled stages of one :class:`~.engine.BatchGame`, with the buffers they write."""
+    """The compiled stages of a batch of ``n`` games under ``tables``, with the buffers they write.
 
-    def __init__(self, game: BatchGame):
-        self.game = game
-        chunks = game.threads
-        bound = int(game.tables.arrays.rules[R_EVENT_BOUND])
-        rows = 2 * bound + _EVENT_ROWS if game.record_events else 0
-        self.events = np.zeros((chunks, rows, 5), dtype=np.int64)
-        self.counts = np.zeros((chunks, 1), dtype=np.int64)
+    It holds no engine: each call takes the state and the given deal orders, hands the events the
+    kernels wrote to ``log_events``, and, with ``archive_deals``, the games paused at a deal's end
+    (to keep their history) before running them on."""
+
+    def __init__(self, tables: Tables, n: int, threads: int, record_events: bool,
+                 log_events: Callable[[np.ndarray], None], archive_deals: Callable[[np.ndarray], None] | None):
+        self.tables, self.n, self.threads = tables, n, threads
+        self._log_events, self._archive_deals = log_events, archive_deals
+        bound = int(tables.arrays.rules[R_EVENT_BOUND])
+        rows = 2 * bound + _EVENT_ROWS if record_events else 0
+        self.events = np.zeros((threads, rows, 5), dtype=np.int64)
+        self.counts = np.zeros((threads, 1), dtype=np.int64)
         #: What each game did in the last call (kernels.batch_stages: waiting, paused, or its end's order key).
-        self.flags = np.full(game.n, -1, dtype=np.int64)
-        self._ends = (np.arange(1, chunks + 1) * game.n) // chunks
+        self.flags = np.full(n, -1, dtype=np.int64)
+        self._ends = (np.arange(1, threads + 1) * n) // threads
         #: Scratch space of each slice's deal (the kernels allocate nothing).
-        self._keys = np.zeros((chunks, len(game.tables.pack)), dtype=np.uint64)
+        self._keys = np.zeros((threads, len(tables.pack)), dtype=np.uint64)
 
-    def _kernel_args(self) -> tuple:
+    def _kernel_args(self, state: BatchState, deal_orders: np.ndarray) -> tuple:
         """The state, tables and per-deal arrays as the kernels take them, and the given deals."""
-        g = self.game
-        return g.state.arrays(), g.tables.arrays, g.state.deal_fields(), g.deal_orders, self._keys
+        return state.arrays(), self.tables.arrays, state.deal_fields(), deal_orders, self._keys
 
-    def step(self, actions: np.ndarray) -> np.ndarray:
+    def step(self, state: BatchState, deal_orders: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Apply every game's action and run the games on; returns the games that ended, in order."""
-        g = self.game
-        s, t, d, deals, keys = self._kernel_args()
+        s, t, d, deals, keys = self._kernel_args(state, deal_orders)
+        n = self.n
         with np.errstate(over="ignore"):  # NUMBA_DISABLE_JIT: the seeded hashes wrap around
-            if g.threads == 1:
+            if self.threads == 1:
                 lo = 0
-                while lo < g.n:
-                    lo = run_games(lo, g.n, STEP, _NO_ROWS, actions, _NO_SEEDS, s, t, d, deals, self.events[0],
+                while lo < n:
+                    lo = run_games(lo, n, STEP, _NO_ROWS, actions, _NO_SEEDS, s, t, d, deals, self.events[0],
                                    self.counts[0], self.flags, keys[0])
                     self._flush()
             else:
                 starts = np.concatenate(([0], self._ends[:-1]))
                 while (starts < self._ends).any():
-                    step_threaded(g.threads, starts, _NO_ROWS, actions, _NO_SEEDS, s, t, d, deals, self.events,
+                    step_threaded(self.threads, starts, _NO_ROWS, actions, _NO_SEEDS, s, t, d, deals, self.events,
                                   self.counts, self.flags, keys)
                     self._flush()
-        self._resume_paused(g._ar)
+        self._resume_paused(state, deal_orders, np.arange(n))
         return self.ended()
 
-    def start(self, rows: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    def start(self, state: BatchState, deal_orders: np.ndarray, rows: np.ndarray, seeds: np.ndarray) -> np.ndarray:
         """Start a game with ``seeds`` in each slot ``rows`` and run it to its first decision;
         returns the games that ended before any, in order."""
-        self._advance(rows, seeds, START)
-        self._resume_paused(rows)
+        self._advance(state, deal_orders, rows, seeds, START)
+        self._resume_paused(state, deal_orders, rows)
         return self.ended(rows)
 
     def ended(self, rows: np.ndarray | None = None) -> np.ndarray:
@@ -80,9 +83,10 @@ class StageMachine:
         done = np.flatnonzero(self.flags >= 0) if rows is None else rows[self.flags[rows] >= 0]
         return done[np.argsort(self.flags[done], kind="stable")]
 
-    def _advance(self, rows: np.ndarray, seeds: np.ndarray, mode: int) -> None:
+    def _advance(self, state: BatchState, deal_orders: np.ndarray, rows: np.ndarray, seeds: np.ndarray,
+                 mode: int) -> None:
         """Start (``seeds``) or resume the games ``rows``."""
-        s, t, d, deals, keys = self._kernel_args()
+        s, t, d, deals, keys = self._kernel_args(state, deal_orders)
         lo = 0
         with np.errstate(over="ignore"):
             while lo < len(rows):
@@ -90,19 +94,19 @@ class StageMachine:
                                self.counts[0], self.flags, keys[0])
                 self._flush()
 
-    def _resume_paused(self, rows: np.ndarray) -> None:
+    def _resume_paused(self, state: BatchState, deal_orders: np.ndarray, rows: np.ndarray) -> None:
         """Archive the deals of the games paused at a deal's end, then run them on."""
-        if not self.game.keep_history:
+        if self._archive_deals is None:
             return
         while True:
             paused = rows[self.flags[rows] == PAUSED]
             if not len(paused):
                 return
-            self.game._archive_deals(paused)
-            self._advance(paused, _NO_SEEDS, RESUME)
+            self._archive_deals(paused)
+            self._advance(state, deal_orders, paused, _NO_SEEDS, RESUME)
 
     def _flush(self) -> None:
-        """Move the events the kernels wrote into the engine's log."""
+        """Hand the events the kernels wrote to the engine's log."""
         for c in np.flatnonzero(self.counts[:, 0]):
-            self.game._events.append(self.events[c, : self.counts[c, 0]].copy())
+            self._log_events(self.events[c, : self.counts[c, 0]].copy())
             self.counts[c, 0] = 0

@@ -91,6 +91,7 @@ class Tables:
     def __init__(self, rules: Rules, *, single_deal: bool = False, keep_history: bool = False):
         P = rules.players
         low = low_rank(P)
+        self.rules = rules
         self.stages = build_stages(rules)
         self.stage_kind = np.array([STAGE_KINDS.index(st.kind) for st in self.stages], dtype=np.int64)
         self.stage_pos = np.array([st.pos for st in self.stages], dtype=np.int64)
