@@ -117,7 +117,8 @@ class TrainConfig:
     eval_seed: int = _key(12345, "seed of the evaluation deals", 0, SEED_MAX)
     eval_opponents: tuple[str, ...] = _key(
         ("random", "heuristic"),
-        "agents to evaluate against: random, heuristic, pimc[:N[:K]][:search], neural:PATH, champion")
+        "agents to evaluate against: any agent spec but human (imperiale_agents.registry), e.g. heuristic, "
+        "pimc:16, champion, neural:PATH, module:Class")
 
     def validate(self) -> TrainConfig:
         """Check every value (ranges, finite floats, names); :class:`ConfigError` names the key and
@@ -153,7 +154,7 @@ class TrainConfig:
              f"0, or a divisor of num_envs={self.num_envs} (each worker plays num_envs / rollout_workers games)")
         need(self.num_envs * self.num_steps >= self.num_minibatches, "num_minibatches",
              "at most num_envs * num_steps")
-        specs = "comma-separated agent specs: random, heuristic, pimc[:N[:K]][:search], neural:PATH, champion"
+        specs = "comma-separated agent specs, any kind but human: " + _opponent_forms()
         need(len(self.eval_opponents) >= 1 and all(map(_agent_spec, self.eval_opponents)), "eval_opponents", specs)
         need(all(map(_agent_spec, self.train_opponents)), "train_opponents", specs)
         need(self.p_opponents == 0 or self.train_opponents, "p_opponents",
@@ -189,9 +190,17 @@ class TrainConfig:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
+def _opponent_forms() -> str:
+    from imperiale_agents.registry import KINDS
+
+    return ", ".join(k.form for k in KINDS.values() if k.opponent) + ", module:Class, file.py:Class"
+
+
 def _agent_spec(spec: str) -> bool:
     """Is ``spec`` of a kind an opponent may be (its details are checked when the agent is built)?"""
-    return spec in ("random", "heuristic", "champion") or spec.startswith(("pimc", "neural:"))
+    from imperiale_agents.registry import opponent_spec
+
+    return opponent_spec(spec)
 
 
 def _describe_range(f: dataclasses.Field) -> str:

@@ -33,7 +33,7 @@ Arguments:
   :attr:`ImperialeEnv.agent_seat`.
 * ``opponent``: plays every other seat.  Either a callable ``(obs (OBS_SIZE,) float32, mask (43,)
   bool) -> int``, or an object with a batched ``act(obs (B, OBS_SIZE), mask (B, 43))`` (or
-  ``act(obs, mask, rng)``, the :mod:`agents` interface; ``rng`` is the env's
+  ``act(obs, mask, rng)``, the :mod:`imperiale_agents` interface; ``rng`` is the env's
   :attr:`np_random`) returning ``(B,)`` action ids; ``None`` (default): uniform over the legal
   actions, drawn from :attr:`np_random`.  The opponent sees its own observation (the acting
   player's).  An illegal opponent action raises ``ValueError`` (a bug of the opponent, not the

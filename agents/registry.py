@@ -1,0 +1,279 @@
+"""Every agent kind, registered once: how a spec string names it, what it takes, and how it is built.
+
+``imperiale eval``, ``play``, ``serve``, the training config's opponents and the environments'
+``opponent=`` all build agents through :func:`make_agent`, so a kind added to :data:`KINDS` (one
+entry and its module: see CONTRIBUTING.md) is known everywhere at once, and every error lists the
+same forms.
+
+Specs:
+
+==========================  ==============================================================
+``random``                  uniform over the legal actions
+``heuristic``               the rule-based player of :mod:`imperiale_agents.heuristic`
+``pimc``, ``pimc:N[:K]``    Perfect Information Monte Carlo (:mod:`imperiale_agents.pimc`): ``N``
+                            sampled deals (16), the last ``K`` tricks searched (12)
+``pimc:...:search``         the declarations decided by sampled worlds too
+                            (:mod:`imperiale_agents.declaration_search`)
+``pimc:...:infer``          worlds weighed by how likely the champion finds the opponent's plays
+                            (:mod:`imperiale_agents.inference`; two players)
+``neural:PATH``             a trained policy: an exported policy (.npz) or a training checkpoint
+``champion``                the policy shipped for the rules played (:mod:`imperiale_agents.champions`)
+``human``                   a person at the terminal (:mod:`imperiale_agents.human`)
+``module:Class``            your own agent: the class ``Class`` of the importable module ``module``
+``file.py:Class``           ... or of the Python file ``file.py``
+==========================  ==============================================================
+
+Your own class is built as ``Class(rules)`` if its constructor takes an argument, else
+``Class()``, and must have ``act(obs, mask, rng)`` (:class:`imperiale_agents.base.Agent`).  Such a
+spec runs the code it names, so it is for the command line and Python only: the web table
+refuses it (:func:`loads_code`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from imperiale_env.core.rules import Rules, resolve_rules
+
+MAX_SAMPLES = 10_000
+"""Most ``pimc:N`` samples: each is a double-dummy search of every card, so more would make a
+single decision last minutes."""
+MAX_WORKERS = 256
+
+
+class AgentError(ValueError):
+    """An agent spec that cannot be built; the message says what is allowed."""
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """One kind of agent: its spec ``form`` (as error messages list it), whether it takes a ``:``
+    argument, whether training may use it as an opponent, and its builder
+    ``build(arg, rules, spec, workers)`` (``arg``: what follows the first ``:``, or ``None``)."""
+
+    name: str
+    form: str
+    takes_arg: bool
+    opponent: bool
+    build: Callable[[str | None, Rules, str, int], Any]
+
+
+def _random(arg, rules, spec, workers):
+    from imperiale_agents.random_agent import RandomAgent
+
+    return RandomAgent()
+
+
+def _heuristic(arg, rules, spec, workers):
+    from imperiale_agents.heuristic import HeuristicAgent
+
+    return HeuristicAgent(rules)
+
+
+def _human(arg, rules, spec, workers):
+    from imperiale_agents.human import HumanAgent
+
+    return HumanAgent()
+
+
+def _pimc(arg, rules, spec, workers):
+    from imperiale_agents.pimc import DEFAULT_SAMPLES, PIMCAgent
+
+    samples, horizon, declarations, infer = ((DEFAULT_SAMPLES, 12, "heuristic", False) if arg is None
+                                             else _pimc_numbers(arg, spec))
+    model = None
+    if infer:
+        if rules.players != 2:
+            raise AgentError(f"bad agent {spec!r}: 'infer' weighs worlds by the opponent's plays, which needs "
+                             f"two players; {rules.preset} has {rules.players}")
+        try:
+            model = _make_champion(rules, spec)
+        except AgentError as exc:
+            raise AgentError(f"bad agent {spec!r}: 'infer' models the opponent with the shipped champion, "
+                             f"and {exc}") from None
+    return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon, declarations=declarations,
+                     infer=model)
+
+
+def _neural(arg, rules, spec, workers):
+    if not arg or not arg.strip():
+        raise AgentError(f"neural:PATH needs the path of a checkpoint, e.g. neural:runs/latest/checkpoint.pt, "
+                         f"got {spec!r}")
+    return _make_neural(arg, rules, spec)
+
+
+def _champion(arg, rules, spec, workers):
+    return _make_champion(rules, spec)
+
+
+#: Every agent kind, by the name that starts its spec.
+KINDS: dict[str, AgentKind] = {kind.name: kind for kind in (
+    AgentKind("random", "random", False, True, _random),
+    AgentKind("heuristic", "heuristic", False, True, _heuristic),
+    AgentKind("pimc", "pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer]", True, True, _pimc),
+    AgentKind("neural", "neural:PATH", True, True, _neural),
+    AgentKind("champion", "champion", False, True, _champion),
+    AgentKind("human", "human", False, False, _human),
+)}
+AGENT_KINDS = tuple(KINDS)
+AGENT_FORMS = ", ".join(kind.form for kind in KINDS.values()) + ", module:Class, file.py:Class"
+"""Every spec :func:`make_agent` builds, as the error messages list them."""
+
+_CUSTOM = re.compile(r"^(?P<source>[A-Za-z_][\w.]*|.+\.py):(?P<cls>[A-Za-z_]\w*)$")
+
+
+def check_workers(workers: object) -> int:
+    """``workers`` as a process count from 1 to :data:`MAX_WORKERS`, or :class:`AgentError`."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise AgentError(f"workers must be an integer from 1 to {MAX_WORKERS}, got {workers!r}")
+    return workers
+
+
+def loads_code(spec: str) -> bool:
+    """Whether ``spec`` names code to import (``module:Class``, ``file.py:Class``) or a file to read
+    (``neural:PATH``): what a web page must never be allowed to ask for."""
+    kind = spec.strip().partition(":")[0]
+    return kind == "neural" or (kind not in KINDS and _CUSTOM.match(spec.strip()) is not None)
+
+
+def opponent_spec(spec: str) -> bool:
+    """Is ``spec`` of a kind training may play against (its details are checked when it is built)?"""
+    kind = spec.strip().partition(":")[0]
+    return KINDS[kind].opponent if kind in KINDS else _CUSTOM.match(spec.strip()) is not None
+
+
+def make_agent(spec: str, rules: Rules | str | dict | None = None, *, workers: int = 1) -> Any:
+    """Build the agent named by ``spec`` (see the module docstring) for ``rules``; ``workers``
+    processes for the agents that can spread a batch (pimc).
+
+    The spec is read exactly: a suffix a kind does not take (``random:3``), a number that is
+    not a plain whole number in range (``pimc:abc``, ``pimc:0``, ``pimc:3:99``) or a
+    checkpoint that is missing or not a file is an :class:`AgentError` listing the allowed
+    forms, never ignored, so that what runs is what was asked for.
+    """
+    rules = resolve_rules(rules)
+    workers = check_workers(workers)
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentError(f"an agent spec must be a non-empty string (allowed: {AGENT_FORMS}), got {spec!r}")
+    name, colon, arg = spec.strip().partition(":")
+    kind = KINDS.get(name)
+    if kind is None:
+        if _CUSTOM.match(spec.strip()):
+            return _make_custom(spec.strip(), rules)
+        raise AgentError(f"unknown agent {spec!r} (allowed: {AGENT_FORMS})")
+    if colon and not kind.takes_arg:
+        raise AgentError(f"the {name} agent takes no ':' suffix, got {spec!r} (allowed: {AGENT_FORMS})")
+    return kind.build(arg if colon else None, rules, spec, workers)
+
+
+def _make_custom(spec: str, rules: Rules) -> Any:
+    """``module:Class`` or ``file.py:Class``: import the module (or run the file, as Python runs a
+    script's imports), take the class, build it with the rules if it takes an argument."""
+    match = _CUSTOM.match(spec)
+    source, name = match["source"], match["cls"]
+    module = _load_source(source, spec)
+    cls = getattr(module, name, None)
+    if not inspect.isclass(cls):
+        raise AgentError(f"{spec}: {source} has no class {name!r}")
+    try:
+        takes_rules = any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+                          for p in inspect.signature(cls).parameters.values())
+        agent = cls(rules) if takes_rules else cls()
+    except (TypeError, ValueError) as exc:
+        raise AgentError(f"{spec}: building {name}({'rules' if takes_rules else ''}) failed: {exc}") from None
+    if not callable(getattr(agent, "act", None)):
+        raise AgentError(f"{spec}: {name} has no act(obs, mask, rng) method; see imperiale_agents.base.Agent")
+    if not isinstance(getattr(agent, "name", None), str):
+        agent.name = spec
+    return agent
+
+
+def _load_source(source: str, spec: str):
+    if source.endswith(".py"):
+        path = Path(source)
+        if not path.is_file():
+            raise AgentError(f"{spec}: no such Python file {source!r}")
+        name = "imperiale_custom_" + hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
+        loader_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[name] = module  # so that worker processes and pickles find the class
+        try:
+            loader_spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[name]
+            raise AgentError(f"{spec}: running {source} failed: {type(exc).__name__}: {exc}") from None
+        return module
+    try:
+        return importlib.import_module(source)
+    except ImportError as exc:
+        raise AgentError(f"{spec}: cannot import module {source!r} ({exc}); give module:Class of an importable "
+                         "module or path/to/file.py:Class") from None
+
+
+def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str, bool]:
+    """``N[:K][:search][:infer]`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES samples, 1 <= K <= 12
+    tricks, who answers the declarations (``search`` or the heuristic), and whether the worlds are
+    weighed by the champion's likelihood of the opponent's plays (``infer``)."""
+    parts = arg.split(":")
+    allowed = (f"pimc:N[:K][:search][:infer] takes N samples from 1 to {MAX_SAMPLES}, optionally K tricks searched "
+               f"from 1 to 12, 'search' for declarations decided by search and 'infer' for worlds weighed by the "
+               f"opponent's plays, e.g. pimc:16, pimc:16:9, pimc:16:search or pimc:16:infer (allowed agents: "
+               f"{AGENT_FORMS})")
+    infer = len(parts) > 1 and parts[-1] == "infer"
+    if infer:
+        parts = parts[:-1]
+    declarations = "heuristic"
+    if len(parts) > 1 and parts[-1] == "search":
+        parts, declarations = parts[:-1], "search"
+    if len(parts) > 2 or not all(part.isascii() and part.isdigit() for part in parts):
+        raise AgentError(f"bad agent {spec!r}: {allowed}")
+    samples = int(parts[0])
+    horizon = int(parts[1]) if len(parts) == 2 else 12
+    if not 1 <= samples <= MAX_SAMPLES or not 1 <= horizon <= 12:
+        raise AgentError(f"bad agent {spec!r}: {allowed}")
+    return samples, horizon, declarations, infer
+
+
+def _make_neural(path: str, rules: Rules, spec: str) -> Any:
+    """Load the policy of ``path`` (an exported policy or a training checkpoint): the file is checked
+    first (a missing file, a folder or a pipe is named as such), and any failure of the loader
+    becomes an :class:`AgentError`."""
+    from imperiale_agents.neural import NeuralAgent
+    from imperiale_agents.policy_file import CheckpointError
+    from imperiale_env.core.inputs import InputError, input_file
+
+    try:
+        input_file(path, "checkpoint or policy file")
+    except InputError as exc:
+        raise AgentError(f"{spec}: {exc}") from None
+    try:
+        return NeuralAgent(path, rules=rules)
+    except CheckpointError as exc:
+        raise AgentError(f"{spec}: {exc}") from None
+
+
+def _make_champion(rules: Rules, spec: str) -> Any:
+    """The champion shipped for the preset of ``rules`` (:mod:`imperiale_agents.champions`), loaded as a
+    neural policy; a preset without one is an :class:`AgentError` naming those that have one."""
+    from imperiale_agents.champions import champion_path, champion_presets
+
+    path = champion_path(rules.preset)
+    if path is None:
+        have = ", ".join(champion_presets()) or "none"
+        raise AgentError(f"the rules preset {rules.preset!r} has no champion (presets with one: {have}); "
+                         f"play the rules of one of those, or another agent (allowed: {AGENT_FORMS})")
+    agent = _make_neural(str(path), rules, spec)
+    trained = (agent.train_rules or {}).get("preset")
+    if trained != rules.preset:  # a file put under the wrong name: it would play rules it never learnt
+        raise AgentError(f"{spec}: {path} was trained under the {trained!r} rules, not {rules.preset!r}")
+    agent.name = "champion"
+    return agent

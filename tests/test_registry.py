@@ -1,0 +1,87 @@
+"""One table of agent kinds, and your own agent by name (``module:Class``, ``file.py:Class``)."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import gymnasium
+import numpy as np
+import pytest
+
+import imperiale_env  # noqa: F401  (registers the Gymnasium ids)
+from imperiale_agents.registry import AGENT_FORMS, KINDS, AgentError, loads_code, make_agent, opponent_spec
+from imperiale_cli.cli import main
+
+AGENT_SOURCE = textwrap.dedent('''
+    import numpy as np
+
+    class FirstLegal:
+        """Plays the lowest legal action id."""
+
+        def __init__(self, rules):
+            self.rules = rules
+            self.name = "first-legal"
+
+        def act(self, obs, mask, rng=None):
+            return np.argmax(mask, axis=1)
+
+    class NoAct:
+        pass
+''')
+
+
+@pytest.fixture
+def agent_file(tmp_path, monkeypatch):
+    path = tmp_path / "my_bots.py"
+    path.write_text(AGENT_SOURCE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield path
+    sys.modules.pop("my_bots", None)
+
+
+def test_every_kind_is_in_the_forms_the_errors_list():
+    for kind in KINDS.values():
+        assert kind.form in AGENT_FORMS
+    with pytest.raises(AgentError, match="module:Class, file.py:Class"):
+        make_agent("nosuchkind")
+
+
+def test_your_own_agent_by_module_and_by_file(agent_file):
+    by_module = make_agent("my_bots:FirstLegal", "foster")
+    by_file = make_agent(f"{agent_file}:FirstLegal", "foster")
+    assert by_module.name == by_file.name == "first-legal" and by_module.rules.preset == "foster"
+    mask = np.zeros((2, 43), bool)
+    mask[0, 5] = mask[1, 7] = True
+    assert by_file.act(np.zeros((2, 10)), mask).tolist() == [5, 7]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("my_bots:Missing", "has no class 'Missing'"),
+    ("my_bots:NoAct", "has no act"),
+    ("no_such_module_here:X", "cannot import module 'no_such_module_here'"),
+    ("/no/such/file.py:X", "no such Python file"),
+])
+def test_your_own_agent_fails_clearly(agent_file, spec, message):
+    with pytest.raises(AgentError, match=message):
+        make_agent(spec)
+
+
+def test_your_own_agent_plays_in_eval_and_as_the_env_opponent(agent_file, capsys):
+    assert main(["eval", "--agents", f"{agent_file}:FirstLegal,random", "--deals", "4", "--no-progress",
+                 "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "my_bots.py:FirstLegal" in out and "random" in out
+    env = gymnasium.make("Imperiale-v0", opponent=make_agent("my_bots:FirstLegal"))
+    obs, info = env.reset(seed=1)
+    for _ in range(200):
+        obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        if terminated or truncated:
+            break
+    assert terminated
+
+
+def test_what_loads_code_is_named():
+    assert loads_code("my_bots:FirstLegal") and loads_code("x/y.py:Bot") and loads_code("neural:p.npz")
+    assert not any(map(loads_code, ["heuristic", "pimc:16", "champion", "random"]))
+    assert opponent_spec("pimc:16") and opponent_spec("my_bots:FirstLegal") and not opponent_spec("human")
