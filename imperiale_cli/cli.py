@@ -242,7 +242,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         from imperiale_train.config import default_config_path, make_config
         from imperiale_train.run import TrainingError, TrainingInterrupted, config_for_resume, train
     except ModuleNotFoundError as exc:
-        _error("train", f"training needs torch and the train package ({exc}); pip install -e '.[train]'")
+        _error("train", f"training needs torch and the train package ({exc}); pip install 'imperiale[train]'")
         return 1
     try:
         if args.resume:
@@ -351,7 +351,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     try:
         from imperiale_web.app import ServeError, serve
     except ModuleNotFoundError as exc:
-        _error("serve", f"the web table needs Flask ({exc}); pip install -e '.[web]'")
+        _error("serve", f"the web table needs Flask ({exc}); pip install 'imperiale[web]'")
         return 1
     try:
         serve(host=args.host, port=args.port, records=args.records)
@@ -403,7 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     train.formatter_class = argparse.RawDescriptionHelpFormatter
     train.epilog = config_help()
-    train.add_argument("--config", metavar="FILE", help="YAML training configuration")
+    train.add_argument("--config", metavar="FILE|NAME", help="YAML training configuration: a file, or the name of a "
+                       "shipped one (champion, ppo_selfplay, ppo_gpu)")
     train.add_argument("--resume", action="store_true",
                        help="continue the run in run_dir= from its checkpoint, with the configuration saved there")
     train.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="configuration overrides")

@@ -5,9 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -168,21 +165,6 @@ def test_a_champion_file_under_another_presets_name_is_refused(only_academie):
 def test_the_champion_spec_takes_no_suffix(spec):
     with pytest.raises(AgentError, match="takes no ':' suffix.*champion"):
         make_agent(spec)
-
-
-def test_the_wheel_ships_the_champions(tmp_path):
-    """``pip install .`` installs the champion files with the package (pyproject's package data)."""
-    src = tmp_path / "src"
-    src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, src / name)
-    for package in ("imperiale_env", "agents", "train", "imperiale_cli", "imperiale_web"):
-        shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(tmp_path / "dist"), str(src)], check=True, capture_output=True, timeout=600)
-    (wheel,) = (tmp_path / "dist").glob("imperiale-*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    assert {f"imperiale_agents/champions/{p}.npz" for p in SHIPPED} <= names
 
 
 # ---------------------------------------------------------------------- imperiale export

@@ -312,6 +312,15 @@ def parse_overrides(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
     return _apply(out, "the overrides")
 
 
+def _refuse_aliases(yaml: Any, text: str, path: Path) -> None:
+    """A config is a flat mapping: YAML anchors and aliases are refused before anything is built,
+    so that a few hundred bytes cannot expand to billions of values."""
+    for token in yaml.scan(text):
+        if isinstance(token, (yaml.AnchorToken, yaml.AliasToken)):
+            raise ConfigError(f"config {path} uses a YAML anchor or alias (line {token.start_mark.line + 1}); "
+                              "a config is a flat mapping of key: value, write each value out")
+
+
 def load_yaml(path: str | Path) -> dict[str, Any]:
     import yaml
 
@@ -329,6 +338,7 @@ def load_yaml(path: str | Path) -> dict[str, Any]:
     if "\x00" in text:
         raise ConfigError(f"config {path} is a binary file (it holds NUL bytes): give a YAML file")
     try:
+        _refuse_aliases(yaml, text, path)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"config {path} is not valid YAML: {exc}") from None
@@ -346,7 +356,7 @@ def make_config(path: str | Path | None = None, overrides: list[str] | tuple[str
     """Defaults, then the YAML file ``path``, then ``overrides`` (``key=value`` strings or a dict), then kwargs."""
     values: dict[str, Any] = {}
     if path is not None:
-        values.update(load_yaml(path))
+        values.update(load_yaml(config_file(path)))
     if isinstance(overrides, dict):
         values.update(_apply(overrides, "the overrides"))
     else:
@@ -361,9 +371,25 @@ def config_from_dict(data: dict[str, Any]) -> TrainConfig:
 
 
 def default_config_path() -> Path | None:
-    """``configs/ppo_selfplay.yaml`` next to the package (a source checkout), if it exists."""
-    path = Path(__file__).resolve().parent.parent / "configs" / "ppo_selfplay.yaml"
-    return path if path.is_file() else None
+    """The shipped ``ppo_selfplay`` configuration (:mod:`imperiale_configs`), the default of ``imperiale train``."""
+    from imperiale_configs import shipped_config
+
+    return shipped_config("ppo_selfplay")
+
+
+def config_file(name: str | Path) -> Path:
+    """``name`` as a config file: a path that exists, else the name of a shipped configuration
+    (``champion``); neither is a :class:`ConfigError` naming the shipped ones."""
+    from imperiale_configs import shipped_config, shipped_configs
+
+    path = Path(name)
+    if path.exists() or path.parent != Path("."):
+        return path
+    shipped = shipped_config(str(name))
+    if shipped is None:
+        raise ConfigError(f"no config file {str(name)!r} and no shipped config of that name (shipped: "
+                          f"{', '.join(shipped_configs())}); give a YAML file or one of those names")
+    return shipped
 
 
 #: Keys that may be given again on ``--resume`` without changing the run being continued:
