@@ -54,16 +54,17 @@ def test_the_champion_plays_from_the_wheel_without_torch(wheel, tmp_path):
                           input="1\n" * 3000, capture_output=True, text=True, cwd=work, env=environment, timeout=300)
     assert game.returncode == 0, game.stderr
     assert "wins the game" in game.stdout and "Final score" in game.stdout
-    code = ("import numpy as np, imperiale_agents, imperiale_env\n"
+    code = (f"ENV = {str(env_dir)!r}\n"
+            "import numpy as np, imperiale_agents, imperiale_env\n"
             "from imperiale_agents.base import make_agent\n"
             "from imperiale_env.batch import BatchGame\n"
             "from imperiale_train.config import make_config\n"
-            "assert str(imperiale_agents.__file__).startswith(%r), imperiale_agents.__file__\n"
+            "assert str(imperiale_agents.__file__).startswith(ENV), imperiale_agents.__file__\n"
             "assert make_config('champion').iterations > 0\n"
             "bot = make_agent('champion')\n"
             "g = BatchGame('academie', 8); g.reset(seed=2)\n"
             "m = g.legal_action_mask(); assert m[np.arange(8), bot.act(g.observe(), m)].all()\n"
-            "print('ok')\n") % str(env_dir)
+            "print('ok')\n")
     python_use = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd=work, env=environment,
                                 timeout=300)
     assert python_use.returncode == 0 and python_use.stdout.strip() == "ok", python_use.stderr
