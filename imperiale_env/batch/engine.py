@@ -230,12 +230,13 @@ class BatchGame:
     # ------------------------------------------------------------------ actions
 
     def action_bits(self) -> np.ndarray:
-        """Legal actions of every game as a uint64 bitmask over the action layout."""
-        if self._bits is not None:
-            return self._bits
-        self._require_reset("legal actions")
-        with numba_threads(self.threads):
-            self._bits = action_bits(self.state, self.rule_flags, self.threads)
+        """Legal actions of every game as a uint64 bitmask over the action layout; read-only,
+        since :meth:`step` checks the actions against this very array."""
+        if self._bits is None:
+            self._require_reset("legal actions")
+            with numba_threads(self.threads):
+                self._bits = action_bits(self.state, self.rule_flags, self.threads)
+            self._bits.flags.writeable = False
         return self._bits
 
     def legal_action_mask(self) -> np.ndarray:

@@ -9,10 +9,13 @@ what was given, what is wrong with it, what is allowed. Each check raises ``Inpu
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import stat
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 SEED_LIMIT = 2**63
 """Seeds a user gives lie in ``[0, 2**63)``: they fit a signed 64-bit integer, which is how
@@ -111,7 +114,10 @@ def output_dir(path: str | os.PathLike[str], what: str = "output folder") -> Pat
 
 
 def seed(value: object, what: str = "seed") -> int:
-    """``value`` as a seed: an integer in ``[0, 2**63)`` (bools and floats are refused)."""
+    """``value`` as a seed: an integer in ``[0, 2**63)``, numpy's integers included (bools and
+    floats are refused), returned as a Python ``int``."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             raise InputError(f"the {what} must be an integer in [0, 2**63), got the float {value!r}")

@@ -120,6 +120,7 @@ from imperiale_env.envs.common import (
     draw_game_seeds,
     end_rewards,
     new_game,
+    one_thread,
     reset_start,
 )
 from imperiale_env.envs.render_text import present, table_text
@@ -220,6 +221,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
 
     # ------------------------------------------------------------------ spaces
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The whole env, its game in progress included (EzPickle would rebuild a fresh, undealt
+        env while the wrappers around it remember a reset)."""
+        return dict(self.__dict__)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -245,9 +254,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     def points(self) -> list[int]:
         return list(self._game.points)
 
+    @one_thread
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
-            check_seed(seed, "reset seed")
+            seed = check_seed(seed, "reset seed")
         start = reset_start(self.rules, self.start, self.episode, options)
         if seed is not None or self._np_random is None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
@@ -285,6 +295,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             return None
         return check_action(action, self._game.legal_mask(), agent)
 
+    @one_thread
     def step(self, action: Any) -> None:
         action = self.checked_action(action)
         agent = self.agent_selection

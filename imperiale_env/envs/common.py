@@ -4,9 +4,12 @@ and the reference game and end rewards of the single-game environments."""
 
 from __future__ import annotations
 
+import functools
 import reprlib
+import threading
 import warnings
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -153,3 +156,30 @@ def end_rewards(game: Game) -> np.ndarray:
     change = value - (np.array(game.start_imperiales) + np.array(game.start_points) / POINTS_PER_IMPERIALE)
     others = (change.sum() - change) / (P - 1)
     return (change - others).astype(np.float32)
+
+
+_IN_USE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_IN_USE_LOCK = threading.Lock()
+
+
+def one_thread(method: Callable) -> Callable:
+    """Refuse a call while another thread is inside a guarded method of the same environment.
+
+    An environment holds one game whose state a step rewrites in several places; two threads
+    stepping it at once would interleave those writes into a game no rule allows.  The check is
+    a non-blocking lock kept outside the object (so that copies and pickles carry none)."""
+
+    @functools.wraps(method)
+    def guarded(self, *args: Any, **kwargs: Any) -> Any:
+        with _IN_USE_LOCK:
+            lock = _IN_USE.setdefault(self, threading.Lock())
+        if not lock.acquire(blocking=False):
+            raise RuntimeError(f"{type(self).__name__}.{method.__name__}(): another thread is using this environment "
+                               "right now; an environment is stepped by one thread at a time: give each thread its "
+                               "own environment (or a vector env)")
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            lock.release()
+
+    return guarded

@@ -82,6 +82,7 @@ from imperiale_env.envs.common import (
     end_rewards,
     is_integer,
     new_game,
+    one_thread,
     reset_start,
 )
 from imperiale_env.envs.render_text import present, table_text
@@ -127,35 +128,35 @@ class ImperialeEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ the opponent
 
-    def _adapt_opponent(self, opponent: Opponent | None) -> Callable[[np.ndarray, np.ndarray], int]:
-        if opponent is None:
-            def uniform(obs: np.ndarray, mask: np.ndarray) -> int:
-                legal = np.flatnonzero(mask)
-                return int(legal[self.np_random.integers(len(legal))])
-
-            return uniform
+    def _adapt_opponent(self, opponent: Opponent | None) -> Opponent | None:
+        """Check ``opponent`` and note how it is called (held as given, so that a copy or a pickle
+        of the env carries its own opponent and draws from its own generator)."""
+        self._opponent_kind = "uniform" if opponent is None else "callable"
         act = getattr(opponent, "act", None)
         if callable(act):
             try:
                 params = [p for p in inspect.signature(act).parameters.values()
                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-                wants_rng = len(params) >= 3
+                self._opponent_kind = "act_rng" if len(params) >= 3 else "act"
             except (TypeError, ValueError):
-                wants_rng = False
+                self._opponent_kind = "act"
+        elif opponent is not None and not callable(opponent):
+            raise TypeError("opponent must be None, a callable (obs, mask) -> action, or an object with a batched "
+                            f".act(obs, mask[, rng]); got {opponent!r}")
+        return opponent
 
-            def batched(obs: np.ndarray, mask: np.ndarray) -> Any:
-                args = (obs[None], mask[None]) + ((self.np_random,) if wants_rng else ())
-                actions = np.asarray(act(*args))
-                if actions.shape != (1,):
-                    raise ValueError(f"the opponent's act() must return one action per row, shape (1,), "
-                                     f"got shape {actions.shape}")
-                return actions[0]
-
-            return batched
-        if callable(opponent):
-            return opponent
-        raise TypeError("opponent must be None, a callable (obs, mask) -> action, or an object with a batched "
-                        f".act(obs, mask[, rng]); got {opponent!r}")
+    def _opponent_action(self, obs: np.ndarray, mask: np.ndarray) -> Any:
+        if self._opponent_kind == "uniform":
+            legal = np.flatnonzero(mask)
+            return int(legal[self.np_random.integers(len(legal))])
+        if self._opponent_kind == "callable":
+            return self._opponent(obs, mask)
+        args = (obs[None], mask[None]) + ((self.np_random,) if self._opponent_kind == "act_rng" else ())
+        actions = np.asarray(self._opponent.act(*args))
+        if actions.shape != (1,):
+            raise ValueError(f"the opponent's act() must return one action per row, shape (1,), "
+                             f"got shape {actions.shape}")
+        return actions[0]
 
     def _play_opponents(self) -> tuple[float, bool]:
         """Let the opponent play until the agent must decide or the game ends; returns the
@@ -165,7 +166,7 @@ class ImperialeEnv(gymnasium.Env):
             seat = game.current_player
             mask = game.legal_mask()
             who = f"the opponent (seat {seat})"
-            action = check_action(self._opponent(observe(game, seat), mask.copy()), mask, who)
+            action = check_action(self._opponent_action(observe(game, seat), mask.copy()), mask, who)
             if not mask[action]:
                 legal = np.flatnonzero(mask).tolist()
                 raise ValueError(f"the opponent (seat {seat}) chose the illegal action {action}; legal: {legal}")
@@ -180,9 +181,10 @@ class ImperialeEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ the Gymnasium API
 
+    @one_thread
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         if seed is not None:
-            check_seed(seed, "reset seed")
+            seed = check_seed(seed, "reset seed")
         start = reset_start(self.rules, self.start, self.episode, options)
         super().reset(seed=seed)
         for _ in range(1000):
@@ -201,6 +203,7 @@ class ImperialeEnv(gymnasium.Env):
             self.render()
         return self._observation(), self._info()
 
+    @one_thread
     def step(self, action: Any):
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")

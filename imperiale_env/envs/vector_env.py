@@ -72,7 +72,7 @@ from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.observation import OBS_SIZE
 from imperiale_env.core.rules import Rules, resolve_rules
-from imperiale_env.envs.common import check_episode, check_start, draw_game_seeds, is_integer, reset_start
+from imperiale_env.envs.common import check_episode, check_start, draw_game_seeds, is_integer, one_thread, reset_start
 
 __all__ = ["ImperialeVectorEnv"]
 
@@ -124,10 +124,11 @@ class ImperialeVectorEnv(VectorEnv):
         """The engine seeds of the games in play, ``(num_envs,)`` uint64."""
         return self._game.seed.copy()
 
+    @one_thread
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Deal a new game in every slot, the game seeds drawn from :attr:`np_random`."""
         if seed is not None:
-            check_seed(seed, "reset seed")
+            seed = check_seed(seed, "reset seed")
         if isinstance(options, dict) and "start" in options:
             raise ValueError("the start score of ImperialeSelfPlay-v0 is given to the constructor (start=...), "
                              "since every restarted game begins from it; it is not a reset option")
@@ -142,6 +143,7 @@ class ImperialeVectorEnv(VectorEnv):
         self._started = True
         return self._observe(), self._infos()
 
+    @one_thread
     def step(self, actions: Any):
         if not self._started:
             raise RuntimeError("call reset() before step()")

@@ -194,7 +194,8 @@ class Game:
         self.points = list(points) if points is not None else [0] * self.players
         self.start_imperiales = list(self.imperiales)
         self.start_points = list(self.points)
-        self._deals = deals or (lambda i, d: deal_cards(self.rules, self.seed, i, d))
+        self._given_deals = deals
+        self._deals = deals or self._seeded_deal
         self.single_deal = single_deal
         self.winner: int | None = None
         self.is_over = False
@@ -203,6 +204,35 @@ class Game:
         self._script: Generator[Decision, int, None] | None = None
         self.decision: Decision | None = None
         self._start_deal()
+
+    def _seeded_deal(self, index: int, dealer: int) -> Deal:
+        return deal_cards(self.rules, self.seed, index, dealer)
+
+    # ------------------------------------------------------------------ copies
+
+    def actions_so_far(self) -> list[int]:
+        """Every action taken since the start, in order: with the constructor's arguments, the
+        whole game (the engine's place inside a deal is a running generator, which cannot be copied)."""
+        return [a for state in self.history for _, a in state.actions]
+
+    def _start_arguments(self) -> dict[str, Any]:
+        return {"rules": self.rules, "seed": self.seed, "dealer": self.start_dealer,
+                "imperiales": list(self.start_imperiales), "points": list(self.start_points),
+                "deals": self._given_deals, "single_deal": self.single_deal}
+
+    def clone(self) -> Game:
+        """An independent game equal to this one in every field and every future step: a new game
+        from the same start, with every action so far replayed (as RLCard's ``step_back`` or
+        OpenSpiel's ``clone`` are used; a deal of 12 tricks replays in well under a millisecond)."""
+        return _replayed(self._start_arguments(), self.actions_so_far())
+
+    def __deepcopy__(self, memo: dict) -> Game:
+        return self.clone()
+
+    def __reduce__(self):
+        """Pickled as its start and its actions (the running generator cannot be pickled); a game
+        replaying ``deals`` from a function pickles only if that function does."""
+        return _replayed, (self._start_arguments(), self.actions_so_far())
 
     # ------------------------------------------------------------------ public API
 
@@ -676,3 +706,11 @@ __all__ = [
     "POINT_VALUE",
     "POINTS_PER_IMPERIALE",
 ]
+
+
+def _replayed(start: dict[str, Any], actions: list[int]) -> Game:
+    """The game started with ``start`` (``Game``'s arguments) after ``actions``."""
+    game = Game(**start)
+    for action in actions:
+        game.step(action)
+    return game
