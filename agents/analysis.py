@@ -36,6 +36,7 @@ hence the defaults (12 tricks with two players, 6 with three).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -297,9 +298,15 @@ def _judge(values: dict[int, float] | None, action: int) -> dict[str, Any] | Non
             "best_actions": [action_to_record(a) for a in sorted(values) if values[a] == best]}
 
 
+class AnalysisStopped(RuntimeError):
+    """The analysis was asked to stop (its time was up, or its client left)."""
+
+
 def analyse_record(record: dict[str, Any], samples: int = DEFAULT_SAMPLES, seed: int = 0,
-                   horizon: int | None = None) -> dict[str, Any]:
-    """The annotated record of ``record`` (see docs/records.md#annotated for every field)."""
+                   horizon: int | None = None, stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """The annotated record of ``record`` (see docs/records.md#annotated for every field).
+    ``stop``: asked before each decision is valued; when it answers true the analysis ends with
+    :class:`AnalysisStopped` (a server's time limit, a client gone)."""
     played, points_by_deal, plans = _walk(record)
     rules = played.rules
     P = rules.players
@@ -312,6 +319,8 @@ def analyse_record(record: dict[str, Any], samples: int = DEFAULT_SAMPLES, seed:
         deal_loss = {j: [0.0] * P for j in JUDGES}
         decisions = []
         for pt in points:
+            if stop is not None and stop():
+                raise AnalysisStopped(f"stopped at deal {d + 1}, decision {pt.index}")
             dec, p = pt.decision, pt.decision.player
             rng = np.random.default_rng([seed, d, pt.index])
             tricks_left = 12 - pt.played

@@ -354,7 +354,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         _error("serve", f"the web table needs Flask ({exc}); pip install 'imperiale[web]'")
         return 1
     try:
-        serve(host=args.host, port=args.port, records=args.records)
+        serve(host=args.host, port=args.port, records=args.records,
+              agents=tuple(a.strip() for a in args.agents.split(",")))
     except ServeError as exc:
         _error("serve", str(exc))
         return 2
@@ -474,6 +475,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, metavar="PORT", help="port (default 8000)")
     serve.add_argument("--host", default="127.0.0.1", metavar="HOST", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--records", metavar="DIR", help="a folder of records to offer for replay")
+    serve.add_argument("--agents", default="heuristic,random,pimc:16,champion", metavar="SPECS",
+                       help="the opponents the page may choose, comma-separated agent specs (default "
+                       "heuristic,random,pimc:16,champion); the page can ask for no other")
 
     return parser
 

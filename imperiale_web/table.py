@@ -130,10 +130,17 @@ class Table:
             raise TableError(f"seat must be an integer from 0 to {P - 1}, got {seat!r}")
         self.seat = seat
         self.opponent = opponent
-        self.names = ["You" if p == seat else f"Player {p}" for p in range(P)]
+        # the bots are named by their spec, as the person chose them (and by seat when two play)
+        self.names = ["You" if p == seat else opponent if P == 2 else f"{opponent} (seat {p})" for p in range(P)]
         self.twin = Twin.new(self.rules, self.seed)
         self.rng = np.random.default_rng(self.seed)
+        self.resigned = False
         self.bots_act()
+
+    @property
+    def finished(self) -> bool:
+        """Over, or given up: from then on the record and the seed are the person's to see."""
+        return self.resigned or self.game.decision is None
 
     @property
     def game(self) -> Game:
@@ -145,10 +152,16 @@ class Table:
             obs, mask = self.twin.observe()
             self.twin.step(int(self.bot.act(obs, mask, self.rng)[0]))
 
+    def resign(self) -> None:
+        """The person gives up the game: no more moves; the record and seed become visible."""
+        if self.game.decision is None:
+            raise TableError("the game is over already", 409)
+        self.resigned = True
+
     def play(self, action: Any) -> None:
         """The person's move, ``{"act": ..., ...}`` as in records; refused unless legal now."""
         d = self.game.decision
-        if d is None:
+        if d is None or self.resigned:
             raise TableError("the game is over: no move is possible", 409)
         if not isinstance(action, dict):
             raise TableError(f"a move is an object like {{\"act\": \"play\", \"card\": \"KH\"}}, got {action!r}")
@@ -164,10 +177,15 @@ class Table:
 
     def view(self) -> dict[str, Any]:
         out = table_state(self.game, self.names, viewer=self.seat)
-        out.update({"seat": self.seat, "opponent": self.opponent, "seed": self.seed,
+        out.update({"seat": self.seat, "opponent": self.opponent, "seed": self.seed if self.finished else None,
+                    "resigned": self.resigned,
                     "deals_history": [words_of_events(st.events, self.game, self.names, self.seat, st.deal.trump)
                                       for st in self.game.history[:-1]]})
         return out
 
     def record(self) -> dict[str, Any]:
+        """The game's record, every hand in it: only once the game is over or given up."""
+        if not self.finished:
+            raise TableError("the record holds every hand of the game; it is yours once the game is over (or "
+                             "after you give it up)", 409)
         return record_from_game(self.game)

@@ -49,9 +49,10 @@ def test_the_person_never_sees_a_bot_hand(client):
 
 @pytest.mark.parametrize("body, text", [
     ({"preset": "bridge"}, "unknown preset"),
-    ({"opponent": "grandmaster"}, "unknown agent"),
-    ({"opponent": "human"}, "bot's agent spec"),
-    ({"opponent": "pimc:0"}, "pimc:N"),
+    ({"opponent": "grandmaster"}, "is not offered by this server"),
+    ({"opponent": "human"}, "is not offered by this server"),
+    ({"opponent": "pimc:0"}, "is not offered by this server"),
+    ({"opponent": "neural:/etc/passwd"}, "choose one of: heuristic, random, pimc:16, champion"),
     ({"seed": -1}, "seed"),
     ({"seat": 2}, "seat must be"),
     ([1, 2], "new game is an object"),
@@ -59,6 +60,17 @@ def test_the_person_never_sees_a_bot_hand(client):
 def test_bad_new_games_are_refused(client, body, text):
     answer = client.post("/api/games", json=body)
     assert answer.status_code == 400 and text in answer.json["error"]
+
+
+@pytest.mark.parametrize("specs, text", [
+    (["grandmaster"], "unknown agent"), (["human"], "'human' is the person"), (["pimc:0"], "pimc:N"),
+    ([""], "none empty"),
+])
+def test_the_servers_opponents_are_checked_at_start(specs, text):
+    from imperiale_web.app import ServeError, check_agents
+
+    with pytest.raises(ServeError, match=text):
+        check_agents(specs)
 
 
 def test_illegal_and_malformed_moves_are_refused(client):
@@ -103,6 +115,7 @@ def test_malformed_records_get_400(client, record, text):
 
 def test_analysis_and_its_bounds(client):
     game = client.post("/api/games", json={"preset": "academie", "opponent": "heuristic", "seed": 4}).json
+    assert client.post(f"/api/games/{game['id']}/resign").status_code == 200
     record = json.loads(client.get(f"/api/games/{game['id']}/record").data)
     record["deals"] = record["deals"][:1]
     record["deals"][0]["actions"] = record["deals"][0]["actions"][:3]

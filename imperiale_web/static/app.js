@@ -34,7 +34,7 @@ async function api(method, path, body) {
   }
   const answer = await fetch(path, options);
   const data = await answer.json().catch(() => ({ error: `the server answered ${answer.status}` }));
-  if (!answer.ok) throw new Error(data.error || `the server answered ${answer.status}`);
+  if (!answer.ok || (data && data.error)) throw new Error(data.error || `the server answered ${answer.status}`);
   return data;
 }
 
