@@ -3,6 +3,8 @@ seeded deal ported bit for bit, and the score event buffers (full buffers, threa
 
 from __future__ import annotations
 
+import dataclasses
+
 import numba
 import numpy as np
 import pytest
@@ -15,11 +17,28 @@ from imperiale_env.batch import stages as machine
 from imperiale_env.batch import stages_kernels as batch_stages
 from imperiale_env.core import actions as act
 from imperiale_env.core import events, shuffle
-from imperiale_env.core.rules import FALLEN_IMPERIALES, make_rules
+from imperiale_env.core.rules import CHOICES, FALLEN_IMPERIALES, POINT_TIES, RANK_FIELDS, Rules, make_rules, rule_record
 from imperiale_env.kernels import seeds
 from imperiale_env.kernels.random_policy import random_legal_actions
 
 THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
+
+
+def test_the_kernels_read_every_rules_field_by_name_from_one_record():
+    """The schema is generated from Rules: a new field is in the record with nothing else to edit."""
+    names = [f.name for f in dataclasses.fields(Rules)]
+    for _, rules in rule_variants():
+        record = rule_record(rules)
+        assert record.dtype.names == tuple(names) and record.shape == (1,) and not record.flags.writeable
+        for name in names:
+            value, got = getattr(rules, name), int(record[0][name])
+            if name in CHOICES:
+                assert CHOICES[name][got] == value, name
+            elif name in RANK_FIELDS:
+                assert bin(got).count("1") == len(value), name
+            else:
+                assert got == int(value), name
+    assert BatchGame(make_rules("foster"), 1).tables.arrays.rules[0]["point_tie"] == 0
 
 
 def test_the_kernels_numbers_are_those_of_the_engine():
@@ -27,6 +46,7 @@ def test_the_kernels_numbers_are_those_of_the_engine():
         range(len(events.EVENT_KINDS)))
     fallen = (batch_score.FALLEN_OFF, batch_score.FALLEN_TRICKS, batch_score.FALLEN_TOMBEE, batch_score.FALLEN_CAPTURE)
     assert [FALLEN_IMPERIALES.index(x) for x in ("off", "tricks", "tombee", "capture")] == list(fallen)
+    assert [POINT_TIES.index(x) for x in ("priority", "split")] == [batch_score.POINT_PRIORITY, batch_score.POINT_SPLIT]
     items = (batch_score.CB_ITEM, batch_score.FIRST_SEQUENCE_ITEM, batch_score.FIRST_FOUR_ITEM, batch_score.NUM_ITEMS)
     assert items == (tables.CB_ITEM, tables.SEQUENCE_ITEMS[0], tables.FOUR_ITEMS_START, tables.NUM_ITEMS)
     assert batch_score.POINTS_PER_IMPERIALE == events.POINTS_PER_IMPERIALE

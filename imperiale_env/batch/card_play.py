@@ -10,7 +10,6 @@ import numpy as np
 
 from imperiale_env.batch import card_play_kernels as batch_play
 from imperiale_env.batch.state import BatchState
-from imperiale_env.core.rules import Rules
 
 
 def _loop(n: int, threads: int, plain: Any, threaded: Any) -> tuple[Any, tuple[int, ...]]:
@@ -18,19 +17,15 @@ def _loop(n: int, threads: int, plain: Any, threaded: Any) -> tuple[Any, tuple[i
     return (plain, (0, n)) if threads == 1 else (threaded, (threads,))
 
 
-def rule_flags(rules: Rules) -> np.ndarray:
-    """The legality flags of the rules, in the order
-    :func:`~imperiale_env.batch.card_play_kernels.action_bits` reads."""
-    return np.array([rules.must_beat, rules.must_trump, rules.overtrump, rules.first_lead_trump], dtype=np.bool_)
-
-
-def action_bits(s: BatchState, flags: np.ndarray, threads: int) -> np.ndarray:
-    """The legal actions of every game of state ``s`` (questions, points and cards) as uint64 bitmasks."""
+def action_bits(s: BatchState, r: np.ndarray, threads: int) -> np.ndarray:
+    """The legal actions of every game of state ``s`` under the rules ``r`` (a
+    :func:`~imperiale_env.core.rules.rule_record`; questions, points and
+    cards) as uint64 bitmasks."""
     n = len(s.kind)
     out = np.empty(n, dtype=np.uint64)
     kernel, span = _loop(n, threads, batch_play.action_bits, batch_play.action_bits_threaded)
     kernel(*span, s.kind, s.current_player, s.hands, s.trump, s.trick_cards, s.trick_len, s.win_card, s.tricks_played,
-           flags, out)
+           r, out)
     return out
 
 

@@ -32,12 +32,13 @@ _NUM_SUITS = 4
 @njit(cache=True)
 def action_bits(lo: int, hi: int, kind: np.ndarray, current_player: np.ndarray, hands: np.ndarray,
                 trump: np.ndarray, trick_cards: np.ndarray, trick_len: np.ndarray, win_card: np.ndarray,
-                tricks_played: np.ndarray, rule_flags: np.ndarray, out: np.ndarray) -> None:
+                tricks_played: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
     """The legal actions of games ``lo .. hi-1`` as bitmasks over the action layout, into ``out``.
 
-    ``rule_flags``: must beat, must trump, overtrump, first lead in trumps (as in
-    :func:`.play.legal_plays`)."""
-    must_beat, must_trump, overtrump, first_lead_trump = rule_flags[0], rule_flags[1], rule_flags[2], rule_flags[3]
+    ``r``: the rules (:func:`~imperiale_env.core.rules.rule_record`); the play reads must beat,
+    must trump, overtrump and first lead in trumps (as :func:`.trick_rules.legal_plays` does)."""
+    must_beat, must_trump = r[0].must_beat != 0, r[0].must_trump != 0
+    overtrump, first_lead_trump = r[0].overtrump != 0, r[0].first_lead_trump != 0
     for i in range(lo, hi):
         k = kind[i]
         if k == PLAY:
@@ -60,12 +61,12 @@ def action_bits(lo: int, hi: int, kind: np.ndarray, current_player: np.ndarray, 
 @njit(cache=True, parallel=True)
 def action_bits_threaded(chunks: int, kind: np.ndarray, current_player: np.ndarray, hands: np.ndarray,
                          trump: np.ndarray, trick_cards: np.ndarray, trick_len: np.ndarray, win_card: np.ndarray,
-                         tricks_played: np.ndarray, rule_flags: np.ndarray, out: np.ndarray) -> None:
+                         tricks_played: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
     """:func:`action_bits` of every game, in ``chunks`` slices run on numba's threads."""
     n = kind.shape[0]
     for c in prange(chunks):
         action_bits(c * n // chunks, (c + 1) * n // chunks, kind, current_player, hands, trump, trick_cards,
-                    trick_len, win_card, tricks_played, rule_flags, out)
+                    trick_len, win_card, tricks_played, r, out)
 
 
 @njit(cache=True)

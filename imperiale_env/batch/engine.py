@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_env.batch.card_play import action_bits, illegal_actions, rule_flags
+from imperiale_env.batch.card_play import action_bits, illegal_actions
 from imperiale_env.batch.observe import observe
 from imperiale_env.batch.stages import StageMachine
 from imperiale_env.batch.state import HISTORY_LEN, NONE, PLAY, POINT, QUESTION, BatchState
@@ -90,7 +90,6 @@ class BatchGame:
         self.keep_final_obs = keep_final_obs
         self.threads = check_threads(threads)
         self.tables = Tables(self.rules, single_deal=single_deal, keep_history=keep_history)
-        self.rule_flags = rule_flags(self.rules)
         self.stages = self.tables.stages
         n = self.n
         self._ar = np.arange(n)
@@ -235,7 +234,7 @@ class BatchGame:
         if self._bits is None:
             self._require_reset("legal actions")
             with numba_threads(self.threads):
-                self._bits = action_bits(self.state, self.rule_flags, self.threads)
+                self._bits = action_bits(self.state, self.tables.arrays.rules, self.threads)
             self._bits.flags.writeable = False
         return self._bits
 

@@ -2,10 +2,11 @@
 events, and the automatic stages that score a deal, for one game ``i`` at a time.
 
 Every function takes the few arrays it reads and changes (award and gain the :data:`Scores`
-``c``, the scoring stages also what they score), the rule values ``r`` (indexed by the ``R_*``
-numbers here), the event buffer ``eb`` with its row count ``en[0]`` (a buffer of no rows:
-events are not recorded), and the game ``i``: never the whole state, because a compiled call
-passes each array of a named tuple as separate numbers, and the state is hundreds of them.
+``c``, the scoring stages also what they score), the rules ``r`` (the one record of
+:func:`~imperiale_env.core.rules.rule_record`, read by field name), the event buffer ``eb``
+with its row count ``en[0]`` (a buffer of no rows: events are not recorded), and the game
+``i``: never the whole state, because a compiled call passes each array of a named tuple as
+separate numbers, and the state is hundreds of them.
 A game that reaches the target stops being scored at once, as in the reference engine: every
 scoring function does nothing on a game that is over.
 
@@ -17,6 +18,7 @@ cached machine code cannot outlive a change of them unnoticed (the tests compare
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -26,13 +28,10 @@ from imperiale_env.kernels.mask_ops import ONE, SUIT_MASK, ZERO, card_count
 # Event codes: imperiale_env.core.events.EVENT_KINDS in order.
 (E_TURNED_HONOUR, E_CARTE_BLANCHE, E_QUART_MAJOR, E_FOUR_OF_A_KIND, E_TURNED_IMPERIALE, E_POINT, E_HONOURS,
  E_FALLEN_IMPERIALE, E_TRICKS, E_CAPOT, E_WIPE, E_IMPERIALE, E_GAME_OVER) = range(13)
-# Indices into t.rules: the rule values (flags as 0 / 1) and the engine's options the kernels read.
-(R_TARGET, R_TURNED_HONOUR_POINTS, R_PROTECT_TURNED_HONOUR, R_HONOURS_IN_HAND_POINTS, R_CB_IMPERIALES, R_CB_POINTS,
- R_CB_ENDS_DEAL, R_TRUMP_QUART_IMPERIALES, R_IMPERIALES_AS_POINTS, R_TURNED_IMPERIALE, R_FALLEN, R_POINT_POINTS,
- R_POINT_SPLIT, R_MUTUAL_SHOW_NO_WIPE, R_FOURS, R_SINGLE_DEAL, R_KEEP_HISTORY, R_EVENT_BOUND) = range(18)
-NUM_RULE_VALUES = 18
-#: ``t.rules[R_FALLEN]``: the fallen impériale rule (rules.FALLEN_IMPERIALES in order).
+#: ``r.fallen_imperiale``: the fallen impériale rule (rules.FALLEN_IMPERIALES in order).
 FALLEN_OFF, FALLEN_TRICKS, FALLEN_TOMBEE, FALLEN_CAPTURE = range(4)
+#: ``r.point_tie``: rules.POINT_TIES in order.
+POINT_PRIORITY, POINT_SPLIT = range(2)
 POINTS_PER_IMPERIALE = 24
 # Item slots (imperiale_env.batch.tables): carte blanche, quarts major 1-4, sequences 5-8, fours from 9.
 CB_ITEM, FIRST_SEQUENCE_ITEM, FIRST_FOUR_ITEM, NUM_ITEMS = 0, 5, 9, 14
@@ -71,7 +70,7 @@ def log(c: Scores, eb: np.ndarray, en: np.ndarray, i: int, kind: int, player: in
 
 
 @njit(cache=True, _nrt=False)
-def award(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, p: int, n: int, kind: int,
+def award(c: Scores, r: Any, eb: np.ndarray, en: np.ndarray, i: int, p: int, n: int, kind: int,
           protect: bool) -> None:
     """award(p, n) of docs/rules.md section 3: ``n`` points, each 24 an impériale (the remainder
     kept); ``protect``: the impériales it makes spare the turned honour (see :func:`gain`)."""
@@ -87,7 +86,7 @@ def award(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, p: i
 
 
 @njit(cache=True, _nrt=False)
-def gain(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, p: int, k: int, wipe: bool,
+def gain(c: Scores, r: Any, eb: np.ndarray, en: np.ndarray, i: int, p: int, k: int, wipe: bool,
          protect: bool) -> None:
     """gain(p, k): ``k`` impériales, the wipe of every opponent's points (unless ``wipe`` is
     false), the end of the game at the target.  With ``protect`` (Académie step 2) the dealer
@@ -102,23 +101,23 @@ def gain(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, p: in
             if q == p:
                 continue
             had = c.points[i, q]
-            keep = min(had, r[R_TURNED_HONOUR_POINTS]) if shield and q == c.dealer[i] else 0
+            keep = min(had, r.turned_honour_points) if shield and q == c.dealer[i] else 0
             if had > keep:
                 log(c, eb, en, i, E_WIPE, q, had - keep)
                 c.points[i, q] = keep
-    if c.imperiales[i, p] >= r[R_TARGET]:
+    if c.imperiales[i, p] >= r.target_imperiales:
         c.over[i] = True
         c.winner[i] = p
         log(c, eb, en, i, E_GAME_OVER, p, 0)
 
 
 @njit(cache=True, _nrt=False)
-def score_imperiales(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, p: int, value: int, kind: int,
+def score_imperiales(c: Scores, r: Any, eb: np.ndarray, en: np.ndarray, i: int, p: int, value: int, kind: int,
                      wipe: bool, protect: bool) -> None:
     """An impériale-valued event: a gain, or 24 points an impériale with ``imperiales_as_points``."""
     if c.over[i]:
         return
-    if r[R_IMPERIALES_AS_POINTS]:
+    if r.imperiales_as_points:
         award(c, r, eb, en, i, p, POINTS_PER_IMPERIALE * value, kind, protect)
         return
     log(c, eb, en, i, kind, p, value)
@@ -126,19 +125,19 @@ def score_imperiales(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i
 
 
 @njit(cache=True, _nrt=False)
-def score_item(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int, p: int, j: int, wipe: bool,
+def score_item(c: Scores, r: Any, eb: np.ndarray, en: np.ndarray, i: int, p: int, j: int, wipe: bool,
                protect: bool) -> None:
     """Score the shown in-hand item ``j`` of player ``p`` (see Game._score_in_hand)."""
     if c.over[i]:
         return
     if j == CB_ITEM:
-        if r[R_CB_POINTS]:
-            award(c, r, eb, en, i, p, r[R_CB_POINTS], E_CARTE_BLANCHE, protect)
+        if r.carte_blanche_points:
+            award(c, r, eb, en, i, p, r.carte_blanche_points, E_CARTE_BLANCHE, protect)
             return
-        log(c, eb, en, i, E_CARTE_BLANCHE, p, r[R_CB_IMPERIALES])
-        gain(c, r, eb, en, i, p, r[R_CB_IMPERIALES], wipe, protect)
+        log(c, eb, en, i, E_CARTE_BLANCHE, p, r.carte_blanche_imperiales)
+        gain(c, r, eb, en, i, p, r.carte_blanche_imperiales, wipe, protect)
         return
-    value = r[R_TRUMP_QUART_IMPERIALES] if j < FIRST_SEQUENCE_ITEM and c.trump[i] == j - 1 else 1
+    value = r.trump_quart_imperiales if j < FIRST_SEQUENCE_ITEM and c.trump[i] == j - 1 else 1
     kind = E_FOUR_OF_A_KIND if j >= FIRST_FOUR_ITEM else E_QUART_MAJOR
     score_imperiales(c, r, eb, en, i, p, value, kind, wipe, protect)
 
@@ -150,7 +149,7 @@ def shows(shown: int, j: int) -> bool:
 
 
 @njit(cache=True, _nrt=False)
-def score_turned(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int) -> None:
+def score_turned(c: Scores, r: Any, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     """The dealer's shown turned-card impériale."""
     score_imperiales(c, r, eb, en, i, c.dealer[i], 1, E_TURNED_IMPERIALE, True, False)
 
@@ -160,7 +159,7 @@ def score_turned(c: Scores, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: in
 
 
 @njit(cache=True, _nrt=False)
-def score_carte_blanche(c: Scores, shown: np.ndarray, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int,
+def score_carte_blanche(c: Scores, shown: np.ndarray, r: Any, eb: np.ndarray, en: np.ndarray, i: int,
                         wipe: bool) -> None:
     """Every shown carte blanche, in priority order."""
     P = shown.shape[1]
@@ -171,18 +170,18 @@ def score_carte_blanche(c: Scores, shown: np.ndarray, r: np.ndarray, eb: np.ndar
 
 
 @njit(cache=True, _nrt=False)
-def score_compared(c: Scores, shown: np.ndarray, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int) -> None:
+def score_compared(c: Scores, shown: np.ndarray, r: Any, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     """Foster: carte blanche, then the best sequence's holder takes all his sequences, then
     likewise the fours; no wipes if every player showed something in hand."""
     P = shown.shape[1]
     wipe = True
-    if r[R_MUTUAL_SHOW_NO_WIPE]:
+    if r.mutual_show_no_wipe:
         wipe = False
         for q in range(P):
             if shown[i, q] == 0:
                 wipe = True
     score_carte_blanche(c, shown, r, eb, en, i, wipe)
-    fours = r[R_FOURS]
+    fours = card_count(np.uint64(r.four_ranks))
     for first, last in ((1, FIRST_FOUR_ITEM), (FIRST_FOUR_ITEM, FIRST_FOUR_ITEM + fours)):
         if c.over[i]:
             return
@@ -210,7 +209,7 @@ def score_compared(c: Scores, shown: np.ndarray, r: np.ndarray, eb: np.ndarray, 
 
 
 @njit(cache=True, _nrt=False)
-def score_by_number(c: Scores, shown: np.ndarray, turned_shown: np.ndarray, r: np.ndarray, eb: np.ndarray,
+def score_by_number(c: Scores, shown: np.ndarray, turned_shown: np.ndarray, r: Any, eb: np.ndarray,
                     en: np.ndarray, i: int) -> None:
     """Imperijal: those who showed the most impériales score 24 points each."""
     P = shown.shape[1]
@@ -238,7 +237,7 @@ def score_by_number(c: Scores, shown: np.ndarray, turned_shown: np.ndarray, r: n
 
 @njit(cache=True, _nrt=False)
 def score_point(c: Scores, point_suit: np.ndarray, point_count: np.ndarray, point_value: np.ndarray,
-                revealed: np.ndarray, dealt: np.ndarray, r: np.ndarray, eb: np.ndarray, en: np.ndarray,
+                revealed: np.ndarray, dealt: np.ndarray, r: Any, eb: np.ndarray, en: np.ndarray,
                 i: int) -> None:
     """The best declared point (count, then value) scores, shown to all; a tie goes to the
     earlier position, or splits the points (``point_tie='split'``)."""
@@ -253,8 +252,8 @@ def score_point(c: Scores, point_suit: np.ndarray, point_count: np.ndarray, poin
             leaders += 1
     if best < 0:
         return
-    split = r[R_POINT_SPLIT] != 0 and leaders > 1
-    points = r[R_POINT_POINTS] // 2 if split else r[R_POINT_POINTS]
+    split = r.point_tie == POINT_SPLIT and leaders > 1
+    points = r.point_points // 2 if split else r.point_points
     for k in range(first, P):
         p = priority_seat(c.dealer[i], k, P)
         key = point_count[i, p] * 1000 + point_value[i, p] if point_suit[i, p] >= 0 else -1
@@ -265,7 +264,7 @@ def score_point(c: Scores, point_suit: np.ndarray, point_count: np.ndarray, poin
 
 
 @njit(cache=True, _nrt=False)
-def score_honours(c: Scores, where: np.ndarray, honour_mask: np.ndarray, per: int, r: np.ndarray, eb: np.ndarray,
+def score_honours(c: Scores, where: np.ndarray, honour_mask: np.ndarray, per: int, r: Any, eb: np.ndarray,
                   en: np.ndarray, i: int) -> None:
     """``per`` points for each trump honour of ``where`` (the hands, or the captured cards)."""
     if not per:
@@ -281,11 +280,11 @@ def score_honours(c: Scores, where: np.ndarray, honour_mask: np.ndarray, per: in
 
 @njit(cache=True, _nrt=False)
 def score_fallen(c: Scores, dealt: np.ndarray, captured: np.ndarray, fallen_held: np.ndarray,
-                 fallen_want: np.ndarray, r: np.ndarray, eb: np.ndarray, en: np.ndarray, i: int) -> None:
+                 fallen_want: np.ndarray, r: Any, eb: np.ndarray, en: np.ndarray, i: int) -> None:
     """The fallen impériale (``fallen_imperiale``): ``fallen_want[trump]`` captured, with
     ``fallen_held[trump]`` dealt to the player; ``tombee``: the wanted cards were dealt to
     another player; ``capture``: they were not dealt to the player."""
-    mode = r[R_FALLEN]
+    mode = r.fallen_imperiale
     trump = c.trump[i]
     held, want = fallen_held[trump], fallen_want[trump]
     P = dealt.shape[1]
@@ -305,7 +304,7 @@ def score_fallen(c: Scores, dealt: np.ndarray, captured: np.ndarray, fallen_held
 
 
 @njit(cache=True, _nrt=False)
-def score_tricks(c: Scores, tricks: np.ndarray, trick_points: np.ndarray, r: np.ndarray, eb: np.ndarray,
+def score_tricks(c: Scores, tricks: np.ndarray, trick_points: np.ndarray, r: Any, eb: np.ndarray,
                  en: np.ndarray, i: int) -> None:
     """The cards (:func:`~imperiale_env.core.tricks.trick_points`): capot impériales, else the trick
     points, then capot points, each player in priority order."""

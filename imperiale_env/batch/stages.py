@@ -14,7 +14,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from imperiale_env.batch.score_kernels import R_EVENT_BOUND
 from imperiale_env.batch.stages_kernels import PAUSED, RESUME, START, STEP, run_games, step_threaded
 from imperiale_env.batch.state import BatchState
 from imperiale_env.batch.tables import Tables
@@ -36,7 +35,7 @@ class StageMachine:
                  log_events: Callable[[np.ndarray], None], archive_deals: Callable[[np.ndarray], None] | None):
         self.tables, self.n, self.threads = tables, n, threads
         self._log_events, self._archive_deals = log_events, archive_deals
-        bound = int(tables.arrays.rules[R_EVENT_BOUND])
+        bound = tables.arrays.event_bound
         rows = 2 * bound + _EVENT_ROWS if record_events else 0
         self.events = np.zeros((threads, rows, 5), dtype=np.int64)
         self.counts = np.zeros((threads, 1), dtype=np.int64)

@@ -24,7 +24,7 @@ the engine numbers the games that follow in that order.
 
 Score events go into the buffer ``eb`` (rows ``(game_id, deal_index, kind, player,
 amount)``, ``en[0]`` of them, each game's in the order they happen); a call stops before a
-game that might not fit (``t.rules[R_EVENT_BOUND]`` rows, at most, a game writes in one call)
+game that might not fit (``t.event_bound`` rows, at most, a game writes in one call)
 and returns where it stopped, so that the caller empties the buffer and calls again.
 """
 
@@ -37,14 +37,6 @@ from imperiale_env.batch.card_play_kernels import play_card
 from imperiale_env.batch.score_kernels import (
     CB_ITEM,
     E_TURNED_HONOUR,
-    R_CB_ENDS_DEAL,
-    R_EVENT_BOUND,
-    R_HONOURS_IN_HAND_POINTS,
-    R_KEEP_HISTORY,
-    R_PROTECT_TURNED_HONOUR,
-    R_SINGLE_DEAL,
-    R_TURNED_HONOUR_POINTS,
-    R_TURNED_IMPERIALE,
     Scores,
     award,
     priority_seat,
@@ -143,12 +135,12 @@ def deal_start(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.nda
     trump = turned // 9
     s.trump[i] = trump
     s.leader[i] = (dealer + 1) % P
-    if t.rules[R_TURNED_IMPERIALE]:
+    if t.rules[0].turned_imperiale:
         s.turned_eligible[i] = turned_cards(t.turned_need, s.dealt[i, dealer], turned) != ZERO
     # Step 1: a turned honour.
-    if t.rules[R_TURNED_HONOUR_POINTS] and (t.honour_mask[trump] & BIT[turned]) != ZERO:
+    if t.rules[0].turned_honour_points and (t.honour_mask[trump] & BIT[turned]) != ZERO:
         s.turned_honour_scored[i] = True
-        award(c, t.rules, eb, en, i, dealer, t.rules[R_TURNED_HONOUR_POINTS], E_TURNED_HONOUR, False)
+        award(c, t.rules[0], eb, en, i, dealer, t.rules[0].turned_honour_points, E_TURNED_HONOUR, False)
 
 
 @njit(cache=True, _nrt=False)
@@ -177,7 +169,7 @@ def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarra
     history, unless ``archived`` says its deal is archived already) reaches the end of a deal;
     returns its flag (see the module's docstring)."""
     P = s.points.shape[1]
-    r = t.rules
+    r = t.rules[0]
     ends = t.stage_kind.shape[0] + 1  # order keys a deal: its stages, after the decision
     begun = 0
     s.kind[i] = NONE
@@ -208,7 +200,7 @@ def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarra
             shown_cb = False
             for q in range(P):
                 shown_cb = shown_cb or (s.shown[i, q] >> CB_ITEM) & 1 == 1
-            if shown_cb and r[R_CB_ENDS_DEAL]:
+            if shown_cb and r.carte_blanche_ends_deal:
                 s.stage[i] = t.stage_kind.shape[0] - 1  # on to the deal's end
                 continue
         elif sk == SCORE_TURNED:
@@ -223,7 +215,7 @@ def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarra
         elif sk == SCORE_POINT:
             score_point(c, s.point_suit, s.point_count, s.point_value, s.revealed, s.dealt, r, eb, en, i)
         elif sk == HONOURS_IN_HAND:
-            score_honours(c, s.hands, t.honour_mask, r[R_HONOURS_IN_HAND_POINTS], r, eb, en, i)
+            score_honours(c, s.hands, t.honour_mask, r.honours_in_hand_points, r, eb, en, i)
         elif sk == HONOURS:
             score_honours(c, s.captured, t.honour_mask, 4, r, eb, en, i)
         elif sk == FALLEN:
@@ -231,10 +223,10 @@ def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarra
         elif sk == TRICKS:
             score_tricks(c, s.tricks, t.trick_points, r, eb, en, i)
         else:  # DEAL_END
-            if r[R_SINGLE_DEAL]:
+            if t.single_deal:
                 s.over[i] = True
                 return begun * ends + st + 1
-            if r[R_KEEP_HISTORY] and not archived:
+            if t.keep_history and not archived:
                 return PAUSED
             archived = False
             s.dealer[i] = (s.dealer[i] + 1) % P
@@ -268,7 +260,7 @@ def apply_question(s, c: Scores, t, eb: np.ndarray, en: np.ndarray, i: int, a: i
     s.shown[i, p] |= 1 << j
     s.revealed[i, p] |= s.dealt[i, p] if j == CB_ITEM else t.item_mask[j]
     if sk == ASK_NOW:
-        score_item(c, t.rules, eb, en, i, p, j, True, t.rules[R_PROTECT_TURNED_HONOUR] != 0)
+        score_item(c, t.rules[0], eb, en, i, p, j, True, t.rules[0].protect_turned_honour != 0)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -301,7 +293,7 @@ def run_games(lo: int, hi: int, mode: int, rows: np.ndarray, actions: np.ndarray
 
     One function for the three, so that the stage machine (inlined) is compiled once."""
     c = scores(s)
-    bound = t.rules[R_EVENT_BOUND]
+    bound = t.event_bound
     for r in range(lo, hi):
         if eb.shape[0] and en[0] + bound > eb.shape[0]:
             return r

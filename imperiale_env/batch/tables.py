@@ -18,12 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from imperiale_env.batch import score_kernels as sc
 from imperiale_env.batch.stages_kernels import STAGE_KINDS
 from imperiale_env.batch.state import DEAL_FILLS
 from imperiale_env.core.card_masks import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, RANK_MASK
 from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
-from imperiale_env.core.rules import FALLEN_IMPERIALES, Rules, rank_index
+from imperiale_env.core.rules import Rules, rank_index, rule_record
 from imperiale_env.core.tricks import trick_points_table
 
 CB_ITEM = 0
@@ -79,8 +78,11 @@ def build_stages(rules: Rules) -> list[Stage]:
 
 
 #: What the compiled kernels read of a batch's tables (see :class:`Tables`).
+#: ``rules`` is :func:`~imperiale_env.core.rules.rule_record` (every rule, read by name); then the
+#: engine's options: one deal a game, keep each deal's history, the events one call may write.
 TableArrays = namedtuple("TableArrays", [
-    "rules", "stage_kind", "stage_pos", "pack", "court_cards", "honour_mask", "item_mask", "item_weights",
+    "rules", "single_deal", "keep_history", "event_bound", "stage_kind", "stage_pos", "pack", "court_cards",
+    "honour_mask", "item_mask", "item_weights",
     "turned_need", "trick_points", "fallen_held", "fallen_want", "point_values", "deal_fills",
 ])
 
@@ -134,23 +136,9 @@ class Tables:
                       "capture": ((K, Q), (A, low)), "off": ((), ())}[rules.fallen_imperiale]
         self.fallen_held = np.array([sum(1 << card(s, x) for x in held) for s in range(NUM_SUITS)], dtype=np.uint64)
         self.fallen_want = np.array([sum(1 << card(s, x) for x in want) for s in range(NUM_SUITS)], dtype=np.uint64)
-        values = np.zeros(sc.NUM_RULE_VALUES, dtype=np.int64)
-        for at, value in (
-            (sc.R_TARGET, rules.target_imperiales), (sc.R_TURNED_HONOUR_POINTS, rules.turned_honour_points),
-            (sc.R_PROTECT_TURNED_HONOUR, rules.protect_turned_honour),
-            (sc.R_HONOURS_IN_HAND_POINTS, rules.honours_in_hand_points),
-            (sc.R_CB_IMPERIALES, rules.carte_blanche_imperiales),
-            (sc.R_CB_POINTS, rules.carte_blanche_points), (sc.R_CB_ENDS_DEAL, rules.carte_blanche_ends_deal),
-            (sc.R_TRUMP_QUART_IMPERIALES, rules.trump_quart_imperiales),
-            (sc.R_IMPERIALES_AS_POINTS, rules.imperiales_as_points), (sc.R_TURNED_IMPERIALE, rules.turned_imperiale),
-            (sc.R_FALLEN, FALLEN_IMPERIALES.index(rules.fallen_imperiale)), (sc.R_POINT_POINTS, rules.point_points),
-            (sc.R_POINT_SPLIT, rules.point_tie == "split"), (sc.R_MUTUAL_SHOW_NO_WIPE, rules.mutual_show_no_wipe),
-            (sc.R_FOURS, len(four_ranks)), (sc.R_SINGLE_DEAL, single_deal), (sc.R_KEEP_HISTORY, keep_history),
-            (sc.R_EVENT_BOUND, event_bound(rules)),
-        ):
-            values[at] = value
         self.arrays = TableArrays(
-            values, self.stage_kind, self.stage_pos, self.pack, KQJ, self.honour_mask, self.item_mask,
+            rule_record(rules), single_deal, keep_history, event_bound(rules), self.stage_kind, self.stage_pos,
+            self.pack, KQJ, self.honour_mask, self.item_mask,
             self.item_weights, self.turned_need, self.trick_points, self.fallen_held, self.fallen_want,
             CARD_POINT_VALUE, DEAL_FILLS,
         )

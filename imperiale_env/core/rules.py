@@ -366,3 +366,30 @@ def _validate(rules: Rules) -> None:
     if rules.carte_blanche_ends_deal and rules.chronology == "foster":
         raise RulesError("carte_blanche_ends_deal needs a chronology that scores it before the point")
 
+
+
+#: The compiled engines' form of the rules: a numpy record, one int64 field a :class:`Rules` field
+#: (same name, same order).  Kernels read the rules by name from it (``r.target_imperiales``), so
+#: a new field reaches them with no table to extend by hand; a record (not a tuple) because
+#: numba's threaded loops take arrays, and its dtype is part of the compiled code's type, so a
+#: changed schema can never meet a stale cache.
+RULE_DTYPE = np.dtype([(f.name, np.int64) for f in fields(Rules)])
+
+
+def rule_record(rules: Rules) -> np.ndarray:
+    """``rules`` as a read-only array of one :data:`RULE_DTYPE` record: integers as they are, flags
+    as 0 / 1, an enumeration as its index in :data:`CHOICES`, a rank list as the mask of its
+    trick-order ranks (bit :func:`rank_index`; ``low`` resolved for the players)."""
+    record = np.array([tuple(_field_number(rules, f.name) for f in fields(rules))], dtype=RULE_DTYPE)
+    record.flags.writeable = False
+    return record
+
+
+def _field_number(rules: Rules, name: str) -> int:
+    """One field of ``rules`` as the integer :func:`rule_record` gives it."""
+    value = getattr(rules, name)
+    if name in CHOICES:
+        return CHOICES[name].index(value)
+    if name in RANK_FIELDS:
+        return sum(1 << rank_index(r, rules.players) for r in value)
+    return int(value)
