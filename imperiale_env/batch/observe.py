@@ -8,7 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_env.batch.observe_kernels import OFFSET_NAMES, encode, encode_threaded
+from imperiale_env.batch.observe_kernels import (
+    OFFSET_NAMES,
+    SEEN_FIELDS,
+    SeenState,
+    SeenTables,
+    encode,
+    encode_threaded,
+)
 from imperiale_env.batch.state import BatchState
 from imperiale_env.batch.tables import Tables
 from imperiale_env.core.observation import OBS_SIZE, OFFSETS
@@ -53,8 +60,6 @@ def observe(
                else type(out).__name__)
         raise ValueError(f"observe(): out must be a writeable float32 array of shape {(n, OBS_SIZE)}, got {got}")
     kernel, span = (encode, (0, n)) if threads == 1 else (encode_threaded, (threads,))
-    kernel(*span, out, gi, seats, BLOCK_STARTS, t.rules.target_imperiales, s.kind, s.current_player, s.dealer, s.leader,
-           s.trump, s.turned, s.stage, s.trick_len, s.tricks_played, s.hands, s.played, s.revealed, s.dealt,
-           s.trick_cards, s.voids, s.pending, s.point_suit, s.point_answered, s.point_count, s.point_value,
-           s.imperiales, s.points, s.tricks, t.is_turned_stage, t.item_mask)
+    seen = SeenState(*(getattr(s, name) for name in SEEN_FIELDS))
+    kernel(*span, out, gi, seats, seen, SeenTables(BLOCK_STARTS, t.arrays.rules, t.is_turned_stage, t.item_mask))
     return out

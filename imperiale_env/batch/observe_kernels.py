@@ -25,6 +25,8 @@ code, so a change of layout cannot meet a stale cache.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -74,18 +76,28 @@ def _cards(out: np.ndarray, r: int, at: int, mask: np.uint64) -> None:
     _bits(out, r, at + 32, 4, m >> 32)
 
 
+#: The arrays of the batch state the encoder reads (the kernels' form: a named tuple of them).
+SEEN_FIELDS = ("kind", "current_player", "dealer", "leader", "trump", "turned", "stage", "trick_len", "tricks_played",
+               "hands", "played", "revealed", "dealt", "trick_cards", "voids", "pending", "point_suit",
+               "point_answered", "point_count", "point_value", "imperiales", "points", "tricks")
+SeenState = namedtuple("SeenState", SEEN_FIELDS)
+#: What the encoder reads of the batch's tables: the block starts (:data:`OFFSET_NAMES` order), the
+#: rules record (the target scales the impériales), the turned-card stages and the item cards.
+SeenTables = namedtuple("SeenTables", ["offsets", "rules", "is_turned_stage", "item_mask"])
+
+
 @njit(cache=True)
-def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndarray, offsets: np.ndarray, target: int,
-           kind: np.ndarray, current_player: np.ndarray, dealer: np.ndarray, leader: np.ndarray, trump: np.ndarray,
-           turned: np.ndarray, stage: np.ndarray, trick_len: np.ndarray, tricks_played: np.ndarray,
-           hands: np.ndarray, played: np.ndarray, revealed: np.ndarray, dealt: np.ndarray, trick_cards: np.ndarray,
-           voids: np.ndarray, pending: np.ndarray, point_suit: np.ndarray, point_answered: np.ndarray,
-           point_count: np.ndarray, point_value: np.ndarray, imperiales: np.ndarray, points: np.ndarray,
-           tricks: np.ndarray, is_turned_stage: np.ndarray, item_mask: np.ndarray) -> None:
+def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndarray, s: SeenState,
+           t: SeenTables) -> None:
     """Rows ``lo .. hi-1`` of ``out``: row ``r`` is game ``rows[r]`` seen by the seat ``players[r]``
     (by the player to act when ``players`` is empty; a player who is not to act sees no
     pending decision).  Every entry of each row is written once (a seat missing with two
     players is written as zeros)."""
+    (kind, current_player, dealer, leader, trump, turned, stage, trick_len, tricks_played, hands, played, revealed,
+     dealt, trick_cards, voids, pending, point_suit, point_answered, point_count, point_value, imperiales, points,
+     tricks) = s
+    offsets, is_turned_stage, item_mask = t.offsets, t.is_turned_stage, t.item_mask
+    target = t.rules[0].target_imperiales
     (o_hand, o_played, o_trick, o_revealed, o_turned, o_trump, o_voids, o_phase, o_question_kind,
      o_question_cards, o_point, o_imperiales, o_points, o_tricks, o_dealer, o_leader, o_progress) = (
         offsets[0], offsets[1], offsets[2], offsets[3], offsets[4], offsets[5], offsets[6], offsets[7], offsets[8],
@@ -150,19 +162,10 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
 
 
 @njit(cache=True, parallel=True)
-def encode_threaded(chunks: int, out: np.ndarray, rows: np.ndarray, players: np.ndarray, offsets: np.ndarray,
-           target: int,
-           kind: np.ndarray, current_player: np.ndarray, dealer: np.ndarray, leader: np.ndarray, trump: np.ndarray,
-           turned: np.ndarray, stage: np.ndarray, trick_len: np.ndarray, tricks_played: np.ndarray,
-           hands: np.ndarray, played: np.ndarray, revealed: np.ndarray, dealt: np.ndarray, trick_cards: np.ndarray,
-           voids: np.ndarray, pending: np.ndarray, point_suit: np.ndarray, point_answered: np.ndarray,
-           point_count: np.ndarray, point_value: np.ndarray, imperiales: np.ndarray, points: np.ndarray,
-           tricks: np.ndarray, is_turned_stage: np.ndarray, item_mask: np.ndarray) -> None:
+def encode_threaded(chunks: int, out: np.ndarray, rows: np.ndarray, players: np.ndarray, s: SeenState,
+                    t: SeenTables) -> None:
     """:func:`encode` of every row, in ``chunks`` slices run on numba's threads (each row is
     written by one thread, so the thread count never changes a value)."""
     n = rows.shape[0]
     for c in prange(chunks):
-        encode(c * n // chunks, (c + 1) * n // chunks, out, rows, players, offsets, target, kind, current_player,
-               dealer, leader, trump, turned, stage, trick_len, tricks_played, hands, played, revealed, dealt,
-               trick_cards, voids, pending, point_suit, point_answered, point_count, point_value, imperiales,
-               points, tricks, is_turned_stage, item_mask)
+        encode(c * n // chunks, (c + 1) * n // chunks, out, rows, players, s, t)
