@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections import namedtuple
 from typing import NamedTuple
 
 import numba
@@ -36,7 +37,7 @@ from numba import njit, prange
 
 from imperiale_agents.solver import trick_score
 from imperiale_env.core.cards import NUM_CARDS, NUM_RANKS
-from imperiale_env.core.rules import Rules, rank_index
+from imperiale_env.core.rules import Rules, rank_index, rule_record
 from imperiale_env.kernels.mask_ops import BIT, ONE, STRONGER, SUIT_MASK, ZERO, card_count, lowest_card
 from imperiale_env.kernels.trick_rules import beats, legal_plays
 
@@ -49,8 +50,14 @@ MIN_TT_BITS = 10
 #: Plies of a deal (36 cards at most) plus the root.
 MAX_DEPTH = NUM_CARDS + 1
 EXACT, LOWER, UPPER = 0, 1, 2
-# cfg slots (int64): players, trump, me, the four play flags, linear scoring.
-_P, _TRUMP, _ME, _BEAT, _MTRUMP, _OVER, _FIRST, _LINEAR = range(8)
+#: What a search reads of the rules, for one position's trump and seat: the rules record
+#: (:func:`~imperiale_env.core.rules.rule_record`: the play rules by name), the int and float
+#: settings, the trump's honours and the final trick scores of the solving seat.
+Consts = namedtuple("Consts", ["rules", "cfg", "fcfg", "honours", "final"])
+#: One thread's search memory: the transposition table and the stack of plies.
+Memory = namedtuple("Memory", ["tt", "moves", "si", "sf", "tr", "skey"])
+# cfg slots (int64): players, trump, me, linear scoring (the play rules are read from the rules record).
+_P, _TRUMP, _ME, _LINEAR = range(4)
 _HASH_A = np.uint64(0x9E3779B97F4A7C15)
 _HASH_B = np.uint64(0xC2B2AE3D27D4EB4F)
 _HASH_C = np.uint64(0x165667B19E3779F9)
@@ -74,7 +81,7 @@ _NOT_STRONGEST = _DECK & ~np.uint64(sum(1 << (NUM_RANKS * s) for s in range(4)))
 _S1, _S2, _S4, _S8 = (np.uint64(k) for k in (1, 2, 4, 8))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _run_followers(cls: np.uint64, dead: np.uint64) -> np.uint64:
     """The cards of ``cls`` whose nearest stronger live card (same suit, skipping ``dead`` cards)
     is also of ``cls``: a fill of ``cls`` towards the weaker cards through the dead ones, every
@@ -91,7 +98,7 @@ def _run_followers(cls: np.uint64, dead: np.uint64) -> np.uint64:
     return cls & (y << _S1) & _NOT_STRONGEST
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def equivalent_heads(mine: np.uint64, others: np.uint64, honours: np.uint64, legal: np.uint64) -> np.uint64:
     """The cards of ``legal`` (a subset of ``mine``) that head a run of equivalent cards: no live
     card of ``others`` between two cards of a run, all of one honour status.  A card of mine
@@ -101,7 +108,7 @@ def equivalent_heads(mine: np.uint64, others: np.uint64, honours: np.uint64, leg
     return legal & ~followers
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, hint, out) -> int:
     """Write the cards to search (one per run of equivalent cards) into ``out``, best first:
     ``hint`` (the best card found here before, from the table; -1 if none) leads."""
@@ -154,7 +161,15 @@ def _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, hi
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def _legal(k, hand, led, win, first) -> np.uint64:
+    """The cards of ``hand`` that may be played (the shared rule kernel, the rules read by name)."""
+    r = k.rules[0]
+    return legal_plays(hand, led, win, k.cfg[_TRUMP], first, r["must_beat"] != 0, r["must_trump"] != 0,
+                       r["overtrump"] != 0, r["first_lead_trump"] != 0)
+
+
+@njit(cache=True, _nrt=False)
 def _tkey(cfg, tricks) -> int:
     """What of the tricks won the future depends on: all of them, or (linear scoring) the capot state."""
     if cfg[_LINEAR]:
@@ -164,23 +179,24 @@ def _tkey(cfg, tricks) -> int:
     return 1 + tricks[0] + 13 * tricks[1] + 169 * tricks[2]
 
 
-@njit(cache=True)
-def _last_trick(hands, leader, P, me, trump, honours, fcfg, final, tricks) -> float:
+@njit(cache=True, _nrt=False, inline="always")
+def _last_trick(hands, leader, k, tricks) -> float:
     """Value for ``me`` of the last trick, one card in each hand (nothing to choose): its honours
     and trick, plus the final trick score (the sum the search would make, in the same order)."""
+    P, me, trump = k.cfg[_P], k.cfg[_ME], k.cfg[_TRUMP]
     mask = ZERO
     win = 0
     wseat = leader
-    for k in range(P):
-        seat = (leader + k) % P
+    for j in range(P):
+        seat = (leader + j) % P
         c = lowest_card(hands[seat])
         mask |= BIT[c]
-        if k == 0 or beats(c, win, trump):
+        if j == 0 or beats(c, win, trump):
             win, wseat = c, seat
-    hv = card_count(mask & honours) * 4.0
-    r = hv + fcfg[0] if wseat == me else -fcfg[1] * hv
+    hv = card_count(mask & k.honours) * 4.0
+    r = hv + k.fcfg[0] if wseat == me else -k.fcfg[1] * hv
     tricks[wseat] += 1
-    v = final[tricks[0], tricks[1], tricks[2]]
+    v = k.final[tricks[0], tricks[1], tricks[2]]
     tricks[wseat] -= 1
     return v + r
 
@@ -190,183 +206,230 @@ _N, _K, _SEAT, _NTRICK, _LEADER, _WIN, _WSEAT, _PLAYED, _CARD, _WON, _SLOT, _BOU
 _ALPHA, _BETA, _BEST, _A0, _B0, _R = range(6)
 
 
-@njit(cache=True)
-def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, only,
-                cfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, shift) -> float:
-    """Exact value for ``me`` of playing card ``only`` now: future honours and final trick score.
-
-    Alpha-beta over an explicit stack of plies (``si``/``sf``/``tr``/``skey``, one row a ply;
-    numba's cached code cannot call itself).  ``hands`` and ``tricks`` are changed and restored
-    around each card.  The transposition table is probed and stored at trick boundaries, in its
-    first ``2 ** (64 - shift)`` entries."""
-    P = cfg[_P]
-    me = cfg[_ME]
-    trump = cfg[_TRUMP]
-    # Ply 0: the root, with the one card to value.
-    d = 0
+@njit(cache=True, _nrt=False, inline="always")
+def _start(k, m, trick0, ntrick0, leader0, win0, wseat0, played0, only) -> None:
+    """Ply 0, the root: the position before card ``only`` (the one card to value) is played."""
+    si, sf = m.si, m.sf
     si[0, _NTRICK] = ntrick0
     si[0, _LEADER] = leader0
     si[0, _WIN] = win0
     si[0, _WSEAT] = wseat0
     si[0, _PLAYED] = played0
-    si[0, _SEAT] = (leader0 + ntrick0) % P
+    si[0, _SEAT] = (leader0 + ntrick0) % k.cfg[_P]
     si[0, _N] = 1
     si[0, _K] = 0
     si[0, _BOUND] = 0
     for j in range(3):
-        tr[0, j] = trick0[j]
-    moves[0, 0] = only
+        m.tr[0, j] = trick0[j]
+    m.moves[0, 0] = only
     sf[0, _ALPHA] = -np.inf
     sf[0, _BETA] = np.inf
-    sf[0, _BEST] = -np.inf if si[0, _SEAT] == me else np.inf
-    while True:
-        if si[d, _K] < si[d, _N] and sf[d, _ALPHA] < sf[d, _BETA]:
-            # Play the next card of ply d; ply d + 1 is the position after it.
-            c = moves[d, si[d, _K]]
-            si[d, _K] += 1
-            seat = si[d, _SEAT]
-            ntrick = si[d, _NTRICK]
-            hands[seat] &= ~BIT[c]
-            win, wseat = si[d, _WIN], si[d, _WSEAT]
-            if ntrick == 0 or beats(c, win, trump):
-                win, wseat = c, seat
-            e = d + 1
-            for j in range(3):
-                tr[e, j] = tr[d, j]
-            tr[e, ntrick] = c
-            si[e, _CARD] = c
-            r = 0.0
-            if ntrick + 1 < P:
-                si[e, _NTRICK] = ntrick + 1
-                si[e, _LEADER] = si[d, _LEADER]
-                si[e, _WIN] = win
-                si[e, _WSEAT] = wseat
-                si[e, _PLAYED] = si[d, _PLAYED]
-                si[e, _WON] = -1
-            else:
-                mask = ZERO
-                for j in range(P):
-                    mask |= BIT[tr[e, j]]
-                hv = card_count(mask & honours) * 4.0
-                r = hv + fcfg[0] if wseat == me else -fcfg[1] * hv
-                tricks[wseat] += 1
-                si[e, _NTRICK] = 0
-                si[e, _LEADER] = wseat
-                si[e, _WIN] = 0
-                si[e, _WSEAT] = 0
-                si[e, _PLAYED] = si[d, _PLAYED] + 1
-                si[e, _WON] = wseat
-            sf[e, _R] = r
-            alpha = sf[d, _ALPHA] - r
-            beta = sf[d, _BETA] - r
-            d = e
-            # Enter ply d: a final position, a table hit, or a list of cards to search.
-            leader = si[d, _LEADER]
-            ntrick = si[d, _NTRICK]
-            si[d, _BOUND] = 0
-            if ntrick == 0 and hands[leader] == ZERO:
-                v = final[tricks[0], tricks[1], tricks[2]]
-            elif ntrick == 0 and hands[leader] & (hands[leader] - ONE) == ZERO:
-                v = _last_trick(hands, leader, P, me, trump, honours, fcfg, final, tricks)
-            else:
-                hit = False
-                v = 0.0
-                hint = -1
-                if ntrick == 0:
-                    key2 = hands[2] | (np.uint64(_tkey(cfg, tricks) * 4 + leader) << _POS_SHIFT)
-                    h = (hands[0] * _HASH_A) ^ (hands[1] * _HASH_B) ^ (key2 * _HASH_C)
-                    slot = np.int64(h >> shift)
-                    word = tt[slot, 3]
-                    if (word >> _STAMP_SHIFT == np.uint64(stamp) and tt[slot, 0] == hands[0]
-                            and tt[slot, 1] == hands[1] and tt[slot, 2] & _KEY_BITS == key2):
-                        hint = np.int64(tt[slot, 2] >> _HINT_SHIFT) - 1
-                        v = (np.int64(word & _LOW32) - _BIAS) * 0.5
-                        flag = np.int64((word >> _FLAG_SHIFT) & _LOW2)
-                        hit = flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha)
-                    si[d, _BOUND] = 1
-                    si[d, _SLOT] = slot
-                    skey[d] = key2
-                if not hit:
-                    seat = (leader + ntrick) % P
-                    led = tr[d, 0] // NUM_RANKS if ntrick else -1
-                    legal = legal_plays(hands[seat], led, si[d, _WIN], trump, si[d, _PLAYED] == 0, cfg[_BEAT] != 0,
-                                        cfg[_MTRUMP] != 0, cfg[_OVER] != 0, cfg[_FIRST] != 0)
-                    si[d, _N] = _ordered_moves(hands, P, seat, legal, tr[d], ntrick, si[d, _WIN], trump, honours, hint,
-                                               moves[d])
-                    si[d, _K] = 0
-                    si[d, _SEAT] = seat
-                    sf[d, _ALPHA] = alpha
-                    sf[d, _BETA] = beta
-                    sf[d, _A0] = alpha
-                    sf[d, _B0] = beta
-                    sf[d, _BEST] = -np.inf if seat == me else np.inf
-                    si[d, _BESTC] = -1
-                    continue
-        else:
-            # Ply d is searched: its value, into the table at a trick boundary.
-            v = sf[d, _BEST]
-            if si[d, _BOUND]:
-                slot = si[d, _SLOT]
-                flag = EXACT
-                if v <= sf[d, _A0]:
-                    flag = UPPER
-                elif v >= sf[d, _B0]:
-                    flag = LOWER
-                tt[slot, 0] = hands[0]
-                tt[slot, 1] = hands[1]
-                tt[slot, 2] = skey[d] | (np.uint64(si[d, _BESTC] + 1) << _HINT_SHIFT)
-                tt[slot, 3] = ((np.uint64(stamp) << _STAMP_SHIFT) | (np.uint64(flag) << _FLAG_SHIFT)
-                               | np.uint64(np.int64(v * 2.0) + _BIAS))
-            if d == 0:
-                return v
-        # Back to ply d - 1: take the card back, fold the value in.
-        won = si[d, _WON]
-        if won >= 0:
-            tricks[won] -= 1
-        v += sf[d, _R]
-        c = si[d, _CARD]
-        d -= 1
-        seat = si[d, _SEAT]
-        hands[seat] |= BIT[c]
-        if seat == me:
-            if v > sf[d, _BEST]:
-                sf[d, _BEST] = v
-                si[d, _BESTC] = c
-                if v > sf[d, _ALPHA]:
-                    sf[d, _ALPHA] = v
-        elif v < sf[d, _BEST]:
+    sf[0, _BEST] = -np.inf if si[0, _SEAT] == k.cfg[_ME] else np.inf
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _play_next(k, m, hands, tricks, d) -> tuple[float, float]:
+    """Play the next card of ply ``d``: ply ``d + 1`` is the position after it (a trick it ends is
+    scored: its honours now, the trick in ``tricks``).  The window of ply ``d + 1``."""
+    si, sf, tr = m.si, m.sf, m.tr
+    P, me = k.cfg[_P], k.cfg[_ME]
+    c = m.moves[d, si[d, _K]]
+    si[d, _K] += 1
+    seat = si[d, _SEAT]
+    ntrick = si[d, _NTRICK]
+    hands[seat] &= ~BIT[c]
+    win, wseat = si[d, _WIN], si[d, _WSEAT]
+    if ntrick == 0 or beats(c, win, k.cfg[_TRUMP]):
+        win, wseat = c, seat
+    e = d + 1
+    for j in range(3):
+        tr[e, j] = tr[d, j]
+    tr[e, ntrick] = c
+    si[e, _CARD] = c
+    r = 0.0
+    if ntrick + 1 < P:
+        si[e, _NTRICK] = ntrick + 1
+        si[e, _LEADER] = si[d, _LEADER]
+        si[e, _WIN] = win
+        si[e, _WSEAT] = wseat
+        si[e, _PLAYED] = si[d, _PLAYED]
+        si[e, _WON] = -1
+    else:
+        mask = ZERO
+        for j in range(P):
+            mask |= BIT[tr[e, j]]
+        hv = card_count(mask & k.honours) * 4.0
+        r = hv + k.fcfg[0] if wseat == me else -k.fcfg[1] * hv
+        tricks[wseat] += 1
+        si[e, _NTRICK] = 0
+        si[e, _LEADER] = wseat
+        si[e, _WIN] = 0
+        si[e, _WSEAT] = 0
+        si[e, _PLAYED] = si[d, _PLAYED] + 1
+        si[e, _WON] = wseat
+    sf[e, _R] = r
+    return sf[d, _ALPHA] - r, sf[d, _BETA] - r
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _probe(k, m, hands, tricks, d, alpha, beta, stamp, shift) -> tuple[bool, float, int]:
+    """Look ply ``d`` (a trick boundary) up in the table: (a usable value, the value, the best card
+    stored there or -1).  Ply ``d`` remembers its slot and key, to store its value later."""
+    leader = m.si[d, _LEADER]
+    tt = m.tt
+    key2 = hands[2] | (np.uint64(_tkey(k.cfg, tricks) * 4 + leader) << _POS_SHIFT)
+    h = (hands[0] * _HASH_A) ^ (hands[1] * _HASH_B) ^ (key2 * _HASH_C)
+    slot = np.int64(h >> shift)
+    word = tt[slot, 3]
+    hit = False
+    v = 0.0
+    hint = -1
+    if (word >> _STAMP_SHIFT == np.uint64(stamp) and tt[slot, 0] == hands[0]
+            and tt[slot, 1] == hands[1] and tt[slot, 2] & _KEY_BITS == key2):
+        hint = np.int64(tt[slot, 2] >> _HINT_SHIFT) - 1
+        v = (np.int64(word & _LOW32) - _BIAS) * 0.5
+        flag = np.int64((word >> _FLAG_SHIFT) & _LOW2)
+        hit = flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha)
+    m.si[d, _BOUND] = 1
+    m.si[d, _SLOT] = slot
+    m.skey[d] = key2
+    return hit, v, hint
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _open(k, m, hands, d, alpha, beta, hint) -> None:
+    """Ply ``d`` to search: its cards in order (``hint`` first), its window and its best so far."""
+    si, sf = m.si, m.sf
+    leader = si[d, _LEADER]
+    ntrick = si[d, _NTRICK]
+    seat = (leader + ntrick) % k.cfg[_P]
+    led = m.tr[d, 0] // NUM_RANKS if ntrick else -1
+    legal = _legal(k, hands[seat], led, si[d, _WIN], si[d, _PLAYED] == 0)
+    si[d, _N] = _ordered_moves(hands, k.cfg[_P], seat, legal, m.tr[d], ntrick, si[d, _WIN], k.cfg[_TRUMP],
+                               k.honours, hint, m.moves[d])
+    si[d, _K] = 0
+    si[d, _SEAT] = seat
+    sf[d, _ALPHA] = alpha
+    sf[d, _BETA] = beta
+    sf[d, _A0] = alpha
+    sf[d, _B0] = beta
+    sf[d, _BEST] = -np.inf if seat == k.cfg[_ME] else np.inf
+    si[d, _BESTC] = -1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _enter(k, m, hands, tricks, d, alpha, beta, stamp, shift) -> tuple[bool, float]:
+    """Enter ply ``d``: (True, its value) for a final position, a last trick or a table hit;
+    else (False, 0) with its cards to search."""
+    leader = m.si[d, _LEADER]
+    ntrick = m.si[d, _NTRICK]
+    m.si[d, _BOUND] = 0
+    if ntrick == 0 and hands[leader] == ZERO:
+        return True, k.final[tricks[0], tricks[1], tricks[2]]
+    if ntrick == 0 and hands[leader] & (hands[leader] - ONE) == ZERO:
+        return True, _last_trick(hands, leader, k, tricks)
+    hint = -1
+    if ntrick == 0:
+        hit, v, hint = _probe(k, m, hands, tricks, d, alpha, beta, stamp, shift)
+        if hit:
+            return True, v
+    _open(k, m, hands, d, alpha, beta, hint)
+    return False, 0.0
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _store(m, hands, d, v, stamp) -> None:
+    """The searched value ``v`` of ply ``d`` into its table slot, with its bound and best card."""
+    si, sf, tt = m.si, m.sf, m.tt
+    slot = si[d, _SLOT]
+    flag = EXACT
+    if v <= sf[d, _A0]:
+        flag = UPPER
+    elif v >= sf[d, _B0]:
+        flag = LOWER
+    tt[slot, 0] = hands[0]
+    tt[slot, 1] = hands[1]
+    tt[slot, 2] = m.skey[d] | (np.uint64(si[d, _BESTC] + 1) << _HINT_SHIFT)
+    tt[slot, 3] = ((np.uint64(stamp) << _STAMP_SHIFT) | (np.uint64(flag) << _FLAG_SHIFT)
+                   | np.uint64(np.int64(v * 2.0) + _BIAS))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _back_up(k, m, hands, tricks, d, v) -> None:
+    """Back from ply ``d`` to ``d - 1``: take its card back and fold its value ``v`` in."""
+    si, sf = m.si, m.sf
+    won = si[d, _WON]
+    if won >= 0:
+        tricks[won] -= 1
+    v += sf[d, _R]
+    c = si[d, _CARD]
+    d -= 1
+    seat = si[d, _SEAT]
+    hands[seat] |= BIT[c]
+    if seat == k.cfg[_ME]:
+        if v > sf[d, _BEST]:
             sf[d, _BEST] = v
             si[d, _BESTC] = c
-            if v < sf[d, _BETA]:
-                sf[d, _BETA] = v
+            if v > sf[d, _ALPHA]:
+                sf[d, _ALPHA] = v
+    elif v < sf[d, _BEST]:
+        sf[d, _BEST] = v
+        si[d, _BESTC] = c
+        if v < sf[d, _BETA]:
+            sf[d, _BETA] = v
+
+
+@njit(cache=True, _nrt=False)
+def _play_value(hands, tricks, trick0, ntrick0, leader0, win0, wseat0, played0, only, k, m, stamp, shift) -> float:
+    """Exact value for ``me`` of playing card ``only`` now: future honours and final trick score.
+
+    Alpha-beta over an explicit stack of plies (the :data:`Memory` ``m``, one row a ply; numba's
+    cached code cannot call itself).  ``hands`` and ``tricks`` are changed and restored around
+    each card.  The transposition table is probed and stored at trick boundaries, in its first
+    ``2 ** (64 - shift)`` entries."""
+    _start(k, m, trick0, ntrick0, leader0, win0, wseat0, played0, only)
+    d = 0
+    while True:
+        if m.si[d, _K] < m.si[d, _N] and m.sf[d, _ALPHA] < m.sf[d, _BETA]:
+            alpha, beta = _play_next(k, m, hands, tricks, d)
+            d += 1
+            known, v = _enter(k, m, hands, tricks, d, alpha, beta, stamp, shift)
+            if not known:
+                continue
+        else:
+            v = m.sf[d, _BEST]
+            if m.si[d, _BOUND]:
+                _store(m, hands, d, v, stamp)
+            if d == 0:
+                return v
+        _back_up(k, m, hands, tricks, d, v)
+        d -= 1
 
 
 @njit(cache=True)
-def _root_values(hands, leader, trick0, ntrick, tricks0, played, cfg, fcfg, honours, final, tt,
-                 moves, si, sf, tr, skey, stamp, out) -> None:
+def _root_values(hands, leader, trick0, ntrick, tricks0, played, k, m, stamp, out) -> None:
     """Exact value of every legal card of the seat to play into ``out`` (NaN for the others)."""
-    P = cfg[_P]
-    trump = cfg[_TRUMP]
+    P = k.cfg[_P]
+    trump = k.cfg[_TRUMP]
     trick = np.zeros(3, dtype=np.int64)
     tricks = tricks0.copy()
     win, win_seat = 0, 0
-    for k in range(ntrick):
-        trick[k] = trick0[k]
-        if k == 0 or beats(trick0[k], win, trump):
-            win, win_seat = trick0[k], (leader + k) % P
+    for j in range(ntrick):
+        trick[j] = trick0[j]
+        if j == 0 or beats(trick0[j], win, trump):
+            win, win_seat = trick0[j], (leader + j) % P
     seat = (leader + ntrick) % P
     led = trick[0] // NUM_RANKS if ntrick else -1
-    legal = legal_plays(hands[seat], led, win, trump, played == 0, cfg[_BEAT] != 0, cfg[_MTRUMP] != 0,
-                        cfg[_OVER] != 0, cfg[_FIRST] != 0)
+    legal = _legal(k, hands[seat], led, win, played == 0)
     order = np.zeros(2 * NUM_CARDS, dtype=np.int64)
-    n = _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, -1, order)
+    n = _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, k.honours, -1, order)
     out[:] = np.nan
-    offset = fcfg[0] * (tricks0[cfg[_ME]] - 6) if cfg[_LINEAR] else 0.0
+    offset = k.fcfg[0] * (tricks0[k.cfg[_ME]] - 6) if k.cfg[_LINEAR] else 0.0
     shift = np.uint64(64 - max(MIN_TT_BITS, TT_BITS - played))
-    for k in range(n):
-        c = order[k]
-        out[c] = _play_value(hands, tricks, trick, ntrick, leader, win, win_seat, played, c, cfg, fcfg, honours,
-                             final, tt, moves, si, sf, tr, skey, stamp, shift) + offset
+    for j in range(n):
+        c = order[j]
+        out[c] = _play_value(hands, tricks, trick, ntrick, leader, win, win_seat, played, c, k, m, stamp,
+                             shift) + offset
     # Equivalent cards share the value of their run's head: the nearest stronger legal card.
     rest = legal
     prev = -1
@@ -385,35 +448,34 @@ _PCOLUMNS = 12
 
 
 @njit(cache=True)
-def _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, t, chunks,
-                 out) -> None:
-    """Root values of positions ``t, t + chunks, ...`` with table and stack ``t``: the rules'
-    settings ``rcfg`` with each position's trump and seat, its trump's honours and the final
-    scores for its seat.  Positions of one stamp share the table's entries (a position's value
-    depends only on its hands, leader and tricks, given the trump and the seat)."""
+def _solve_chunk(hands, pos, rules, rcfg, fcfg, honours, final, memory, stamp, t, chunks, out) -> None:
+    """Root values of positions ``t, t + chunks, ...`` with table and stack ``memory[t]``: the
+    rules' settings ``rcfg`` with each position's trump and seat, its trump's honours and the
+    final scores for its seat.  Positions of one stamp share the table's entries (a position's
+    value depends only on its hands, leader and tricks, given the trump and the seat)."""
     cfg = rcfg.copy()
+    m = Memory(memory.tt[t], memory.moves[t], memory.si[t], memory.sf[t], memory.tr[t], memory.skey[t])
     for i in range(t, hands.shape[0], chunks):
         trump = pos[i, _PTRUMP]
         me = pos[i, _PME]
         cfg[_TRUMP] = trump
         cfg[_ME] = me
+        k = Consts(rules, cfg, fcfg, honours[trump], final[me])
         _root_values(hands[i], pos[i, _PLEADER], pos[i, _PTRICK:_PTRICK + 3], pos[i, _PNTRICK],
-                     pos[i, _PTRICKS:_PTRICKS + 3], pos[i, _PPLAYED], cfg, fcfg, honours[trump], final[me], tt[t],
-                     moves[t], si[t], sf[t], tr[t], skey[t], stamp + pos[i, _PSTAMP], out[i])
+                     pos[i, _PTRICKS:_PTRICKS + 3], pos[i, _PPLAYED], k, m, stamp + pos[i, _PSTAMP], out[i])
 
 
 @njit(cache=True)
-def _solve_serial(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, chunks, out) -> None:
+def _solve_serial(hands, pos, rules, rcfg, fcfg, honours, final, memory, stamp, chunks, out) -> None:
     """Every position's root values, one after the other (no thread pool to wake: the cheap path)."""
-    _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, 0, 1, out)
+    _solve_chunk(hands, pos, rules, rcfg, fcfg, honours, final, memory, stamp, 0, 1, out)
 
 
 @njit(cache=True, parallel=True)
-def _solve_parallel(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, chunks,
-                    out) -> None:
+def _solve_parallel(hands, pos, rules, rcfg, fcfg, honours, final, memory, stamp, chunks, out) -> None:
     """Every position's root values, ``chunks`` threads (position ``i`` in chunk ``i % chunks``)."""
     for t in prange(chunks):
-        _solve_chunk(hands, pos, rcfg, fcfg, honours, final, tt, moves, si, sf, tr, skey, stamp, t, chunks, out)
+        _solve_chunk(hands, pos, rules, rcfg, fcfg, honours, final, memory, stamp, t, chunks, out)
 
 
 class _Tables:
@@ -446,17 +508,18 @@ class _Tables:
         self.stamp += solves
         return first
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        return self.tt, self.moves, self.si, self.sf, self.tr, self.skey
+    def memory(self) -> Memory:
+        """Every thread's search memory (each array has one row a thread)."""
+        return Memory(self.tt, self.moves, self.si, self.sf, self.tr, self.skey)
 
 
 _TABLES = _Tables()
 
 
 @functools.lru_cache(maxsize=64)
-def _rule_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The solver's constants for these rules, built once and read-only: the int and float
-    settings (trump and seat left at 0, set per position), the honours mask by trump and the
+def _rule_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The solver's constants for these rules, built once and read-only: the rules record, the
+    int and float settings (trump and seat left at 0, set per position), the honours mask by trump and the
     final trick score by solving seat and tricks won."""
     P = rules.players
     honours = np.array([sum(1 << (trump * NUM_RANKS + rank_index(r, P)) for r in rules.honour_ranks)
@@ -469,8 +532,7 @@ def _rule_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
         per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
         capot_extra = trick_score(rules, (12, 0))[0] - 6 * per_trick
     share = 1.0 if P == 2 else 1.0 / (P - 1)
-    cfg = np.array([P, 0, 0, rules.must_beat, rules.must_trump, rules.overtrump, rules.first_lead_trump, linear],
-                   dtype=np.int64)
+    cfg = np.array([P, 0, 0, linear], dtype=np.int64)
     fcfg = np.array([per_trick, share], dtype=np.float64)
     # The final trick score for each seat, by tricks won (seats beyond P stay at 0 tricks).
     final = np.zeros((P, 13, 13, 13), dtype=np.float64)
@@ -490,7 +552,7 @@ def _rule_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
         raise ValueError("the compiled solver's table holds values in halves; these rules score other fractions")
     for a in (cfg, fcfg, honours, final):
         a.flags.writeable = False
-    return cfg, fcfg, honours, final
+    return rule_record(rules), cfg, fcfg, honours, final
 
 
 class Positions(NamedTuple):
@@ -610,7 +672,7 @@ def _solve(rules: Rules, hands: np.ndarray, pos: np.ndarray, threads: int) -> np
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise ValueError(f"threads must be between 1 and {numba.config.NUMBA_NUM_THREADS} (the cores numba "
                          f"may use, NUMBA_NUM_THREADS), got {threads}")
-    cfg, fcfg, honours, final = _rule_tables(rules)
+    rules_record, cfg, fcfg, honours, final = _rule_tables(rules)
     out = np.empty((len(hands), NUM_CARDS), dtype=np.float64)
     chunks = max(1, min(threads, len(hands)))
     with _TABLES.lock:
@@ -623,9 +685,9 @@ def _solve(rules: Rules, hands: np.ndarray, pos: np.ndarray, threads: int) -> np
         try:
             if numba.config.DISABLE_JIT:  # plain Python on numpy scalars: hashes wrap around with a warning
                 with np.errstate(over="ignore"):
-                    solve(hands, pos, cfg, fcfg, honours, final, *_TABLES.arrays(), stamp, chunks, out)
+                    solve(hands, pos, rules_record, cfg, fcfg, honours, final, _TABLES.memory(), stamp, chunks, out)
             else:
-                solve(hands, pos, cfg, fcfg, honours, final, *_TABLES.arrays(), stamp, chunks, out)
+                solve(hands, pos, rules_record, cfg, fcfg, honours, final, _TABLES.memory(), stamp, chunks, out)
         finally:
             if chunks > 1:
                 numba.set_num_threads(previous)
