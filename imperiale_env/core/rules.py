@@ -382,7 +382,7 @@ def rule_record(rules: Rules) -> np.ndarray:
     trick-order ranks (bit :func:`rank_index`; ``low`` resolved for the players)."""
     record = np.array([tuple(_field_number(rules, f.name) for f in fields(rules))], dtype=RULE_DTYPE)
     record.flags.writeable = False
-    return record
+    return record.view(np.recarray)  # by name in plain Python too (NUMBA_DISABLE_JIT)
 
 
 def _field_number(rules: Rules, name: str) -> int:
