@@ -45,8 +45,6 @@ from imperiale_env.core.cards import NUM_CARDS, low_rank
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.core.tricks import TRICKS_PER_DEAL
 
-NEG = -1e9
-
 
 class HeuristicAgent:
     name = "heuristic"

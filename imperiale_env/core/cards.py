@@ -21,8 +21,6 @@ K, Q, J, A, TEN, NINE, EIGHT, SEVEN, SIX = range(NUM_RANKS)
 
 #: Strength in a trick: higher wins (K=8 ... 6=0).  The Ace ranks below the Jack.
 TRICK_STRENGTH: tuple[int, ...] = tuple(NUM_RANKS - 1 - r for r in range(NUM_RANKS))
-#: Rank in the declaration order A K Q J 10 9 8 7 6 (higher is better), as in Piquet.
-DECLARATION_STRENGTH: tuple[int, ...] = (7, 6, 5, 8, 4, 3, 2, 1, 0)
 #: Value of a card for the point: A 11, K Q J 10, the others their number.
 POINT_VALUE: tuple[int, ...] = (10, 10, 10, 11, 10, 9, 8, 7, 6)
 

@@ -99,11 +99,6 @@ def turned_imperiale_cards(rules: Rules, hand: frozenset[int], turned: int) -> f
     return None
 
 
-def turned_imperiale_completes(rules: Rules, hand: frozenset[int], turned: int) -> bool:
-    """Does the turned card complete one of the dealer's impériales (three held + it)?"""
-    return turned_imperiale_cards(rules, hand, turned) is not None
-
-
 def point_of(hand: frozenset[int], suit: int) -> tuple[int, int]:
     """(number of cards, total value) of the hand's cards in ``suit``."""
     cards = [c for c in hand if suit_of(c) == suit]

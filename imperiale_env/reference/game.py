@@ -69,6 +69,10 @@ from imperiale_env.core.shuffle import as_seeds, first_dealer, shuffled
 HAND_SIZE = 12
 TRICKS_PER_DEAL = 12
 
+#: The score event of each item shown in hand (an Imperijal sequence scores as a quart major).
+_ITEM_EVENTS = {"carte_blanche": ev.CARTE_BLANCHE, "quart_major": ev.QUART_MAJOR, "sequence": ev.QUART_MAJOR,
+                "four_of_a_kind": ev.FOUR_OF_A_KIND}
+
 
 class IllegalActionError(ValueError):
     """An action that is not legal now; ``legal`` lists the alternatives."""
@@ -349,7 +353,7 @@ class Game:
     def _score_in_hand(self, p: int, item: InHand, *, wipe: bool = True) -> None:
         """Score one shown carte blanche or impériale in hand."""
         info: dict[str, Any] = {"cards": [card_code(c) for c in sorted(item.cards)]}
-        kind = "quart_major" if item.kind == "sequence" else item.kind
+        kind = _ITEM_EVENTS[item.kind]
         if item.kind == "carte_blanche" and self.rules.carte_blanche_points:
             self._award(p, self.rules.carte_blanche_points, kind, **info)
             return
