@@ -268,6 +268,12 @@ class Game:
         self.state.actions.append((self.decision.player, action))
         self._advance(action)
 
+    def resume(self) -> None:
+        """Start the next deal once ``deals`` knows it: a game fed deal by deal (OpenSpiel's chance
+        outcomes) waits with no decision when its source had no deal yet, and goes on from here."""
+        if self.decision is None and not self.is_over:
+            self._start_deal()
+
     @property
     def events(self) -> list[dict[str, Any]]:
         """Every score event of the game so far, each with its ``deal`` index."""

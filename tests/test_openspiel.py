@@ -1,0 +1,149 @@
+"""The OpenSpiel game ``python_imperiale``: OpenSpiel's own checks on every preset, copies, the
+ISMCTS resampler (every world agrees with the player's recall) and OpenSpiel's algorithms on it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+
+import imperiale_env.openspiel as ios
+from imperiale_env import PRESET_NAMES
+from imperiale_env.core.rules import RulesError
+
+
+def _deal_one(state, rng: np.random.Generator) -> None:
+    """One chance outcome drawn by its odds."""
+    actions, probs = zip(*state.chance_outcomes(), strict=True)
+    state.apply_action(int(rng.choice(actions, p=probs)))
+
+
+def _random_state(game, rng: np.random.Generator, steps: int):
+    """A state after ``steps`` random actions (chance by its odds), stopped at a player's turn."""
+    state = game.new_initial_state()
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            _deal_one(state, rng)
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    return state
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_openspiel_random_simulation_test_passes_on_every_preset(preset):
+    game = pyspiel.load_game(ios.SHORT_NAME, {"rules": preset})
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+    assert game.num_players() == (3 if preset == "academie3" else 2)
+
+
+def test_a_whole_game_episode_and_rules_fields_as_parameters():
+    game = pyspiel.load_game(ios.SHORT_NAME, {"episode": "game", "target_imperiales": 1, "must_beat": "false",
+                                               "honour_ranks": "K,Q,J,low"})
+    assert game.rules.target_imperiales == 1 and not game.rules.must_beat
+    assert game.rules.honour_ranks == ("K", "Q", "J", "low")
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("params, message", [({"rules": "bridge"}, "unknown rules preset"),
+                                             ({"episode": "rubber"}, "episode must be"),
+                                             ({"must_beat": "yes"}, "is a flag")])
+def test_bad_parameters_are_named(params, message):
+    with pytest.raises((RulesError, ValueError, pyspiel.SpielError), match=message):
+        pyspiel.load_game(ios.SHORT_NAME, params)
+
+
+def test_a_clone_plays_on_like_the_original():
+    game = pyspiel.load_game(ios.SHORT_NAME)
+    rng = np.random.default_rng(3)
+    state = _random_state(game, rng, 40)
+    twin = state.clone()
+    assert twin.history() == state.history() and str(twin) == str(state)
+    while not state.is_terminal():
+        action = state.legal_actions()[0] if not state.is_chance_node() else state.chance_outcomes()[0][0]
+        state.apply_action(action)
+        twin.apply_action(action)
+        assert twin.information_state_string(0) == state.information_state_string(0)
+    assert twin.returns() == state.returns()
+
+
+def test_tensors_are_our_observation():
+    game = pyspiel.load_game(ios.SHORT_NAME, {"rules": "foster"})
+    state = _random_state(game, np.random.default_rng(1), 30)
+    from imperiale_env.reference.observe import observe
+
+    player = state.current_player()
+    assert np.array_equal(state.observation_tensor(player), observe(state.engine, player))
+    assert len(state.information_state_tensor(player)) == game.information_state_tensor_size()
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_every_resampled_world_agrees_with_the_players_recall(preset):
+    game = pyspiel.load_game(ios.SHORT_NAME, {"rules": preset})
+    rng = np.random.default_rng(7)
+    for steps in (30, 45, 60):
+        state = _random_state(game, rng, steps)
+        if state.is_terminal():
+            continue
+        player = state.current_player()
+        for _ in range(3):
+            world = ios.resample(state, player, rng)
+            assert world.information_state_string(player) == state.information_state_string(player)
+            assert world.legal_actions() == state.legal_actions()
+            assert world.engine.state.hands[player] == state.engine.state.hands[player]
+
+
+def test_ismcts_bot_plays_a_deal():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game(ios.SHORT_NAME)
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(5))
+    bots = [ismcts.ISMCTSBot(game, evaluator, 2.0, 10, random_state=np.random.RandomState(p)) for p in range(2)]
+    state = game.new_initial_state()
+    rng = np.random.default_rng(5)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            _deal_one(state, rng)
+        else:
+            action = bots[state.current_player()].step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+    assert abs(sum(state.returns())) < 1e-9
+
+
+def test_outcome_sampling_mccfr_runs():
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    game = pyspiel.load_game(ios.SHORT_NAME, {"rules": "imperijal"})
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    for _ in range(3):
+        solver.iteration()
+    policy = solver.average_policy()
+    state = _random_state(game, np.random.default_rng(2), 30)
+    probs = policy.action_probabilities(state)
+    assert set(probs) == set(state.legal_actions()) and abs(sum(probs.values()) - 1) < 1e-9
+
+
+def test_nfsp_trains_a_few_steps():
+    import torch
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch import nfsp
+
+    torch.manual_seed(0)
+    env = rl_environment.Environment(pyspiel.load_game(ios.SHORT_NAME), seed=0)
+    size = env.observation_spec()["info_state"][0]
+    agents = [nfsp.NFSP(p, size, env.action_spec()["num_actions"], [16], 100, 100, min_buffer_size_to_learn=8,
+                        batch_size=8, learn_every=8) for p in range(2)]
+    for _ in range(2):
+        step = env.reset()
+        while not step.last():
+            player = step.observations["current_player"]
+            action = agents[player].step(step).action
+            assert step.observations["legal_actions"][player].count(action) == 1
+            step = env.step([action])
+        for agent in agents:
+            agent.step(step)
+    assert all(len(a._reservoir_buffer) > 0 for a in agents)
