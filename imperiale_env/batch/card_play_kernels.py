@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from imperiale_env.batch.state import NONE, PLAY, POINT, QUESTION
 from imperiale_env.core.actions import HIDE, POINT_BASE, SHOW, SINK
 from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO
 from imperiale_env.kernels.trick_rules import beats, legal_plays
 
-QUESTION, POINT, PLAY, NONE = 0, 1, 2, 3
 TRICKS_PER_DEAL = 12
 _QUESTION_BITS = (ONE << np.uint64(SHOW)) | (ONE << np.uint64(HIDE))
 _SINK_BIT = ONE << np.uint64(SINK)

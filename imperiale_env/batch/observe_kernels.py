@@ -30,9 +30,9 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
+from imperiale_env.batch.state import NONE, QUESTION
 from imperiale_env.kernels.mask_ops import BIT, ZERO, lowest_card
 
-QUESTION, POINT, PLAY, NONE = 0, 1, 2, 3
 #: Indices into ``offsets``: the start of each block, in the order of ``OFFSET_NAMES``.
 OFFSET_NAMES = ("hand", "played", "trick", "revealed", "turned", "trump", "voids", "phase", "question_kind",
                 "question_cards", "declared_point", "imperiales", "points", "tricks", "dealer", "leader", "progress")

@@ -51,11 +51,11 @@ from imperiale_env.batch.score_kernels import (
     score_turned,
     scores,
 )
+from imperiale_env.batch.state import NONE, PLAY, POINT, QUESTION
 from imperiale_env.core.actions import POINT_BASE, SHOW, SINK
 from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO, card_count, lowest_card
 from imperiale_env.kernels.seeds import deal_order, first_dealer
 
-QUESTION, POINT, PLAY, NONE = 0, 1, 2, 3
 TRICKS_PER_DEAL = 12
 HAND_SIZE = 12
 POINTS_PER_IMPERIALE = 24

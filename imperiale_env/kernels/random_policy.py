@@ -10,11 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from imperiale_env.core.shuffle import GOLDEN
 from imperiale_env.kernels.mask_ops import ONE, ZERO, card_count, lowest_card
 from imperiale_env.kernels.seeds import splitmix64
 from imperiale_env.kernels.threads import check_threads, numba_threads
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True)
@@ -23,7 +22,7 @@ def _draw_one(bits: np.ndarray, key: np.uint64, i: int) -> int:
     n = card_count(legal)
     if n == 0:
         return 0
-    k = splitmix64(key ^ splitmix64(np.uint64(i) + _GOLDEN)) % np.uint64(n)
+    k = splitmix64(key ^ splitmix64(np.uint64(i) + GOLDEN)) % np.uint64(n)
     while k != ZERO:
         legal &= legal - ONE
         k -= ONE

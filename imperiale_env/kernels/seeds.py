@@ -1,7 +1,7 @@
 """The seeded hashes of :mod:`imperiale_env.core.shuffle`, compiled for one game at a time: the
 deal's card order, the first dealer and the next game's seed.
 
-The same SplitMix64 arithmetic bit for bit (the tests compare them with the numpy versions
+The same SplitMix64 function and numbers (the tests compare the results with the numpy versions
 the reference engine deals with), so that the batched engine deals game ``i`` as the reference
 engine deals a lone game with the same seed.  uint64 arithmetic wraps around in compiled code;
 with ``NUMBA_DISABLE_JIT=1`` the callers run it under ``np.errstate(over="ignore")``.
@@ -12,35 +12,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
-_DEALER_SALT = np.uint64(0xD1B54A32D192ED03)
-_NEXT_GAME_SALT = np.uint64(0xA0761D6478BD642F)
-_SEED_MASK = np.uint64(2**63 - 1)
+from imperiale_env.core.shuffle import DEALER_SALT, GOLDEN, NEXT_GAME_SALT, SEED_MASK, mix64
+
 _ONE = np.uint64(1)
-
-
-@njit(cache=True)
-def splitmix64(x: np.uint64) -> np.uint64:
-    """The SplitMix64 finaliser (as :func:`imperiale_env.core.shuffle.splitmix64`, on one value)."""
-    z = x + _GOLDEN
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
+#: The SplitMix64 finaliser on one value: :func:`imperiale_env.core.shuffle.mix64` itself, compiled.
+splitmix64 = njit(cache=True)(mix64)
 
 
 @njit(cache=True)
 def first_dealer(seed: np.uint64, players: int) -> int:
     """:func:`imperiale_env.core.shuffle.first_dealer` of one seed."""
-    return np.int64(splitmix64(seed ^ _DEALER_SALT) % np.uint64(players))
+    return np.int64(splitmix64(seed ^ DEALER_SALT) % np.uint64(players))
 
 
 @njit(cache=True)
 def next_game_seed(seed: np.uint64) -> np.uint64:
     """:func:`imperiale_env.core.shuffle.next_game_seed` of one seed."""
-    return splitmix64(seed ^ _NEXT_GAME_SALT) & _SEED_MASK
+    return splitmix64(seed ^ NEXT_GAME_SALT) & SEED_MASK
 
 
 @njit(cache=True)
@@ -51,7 +39,7 @@ def deal_order(seed: np.uint64, deal_index: int, pack: np.ndarray, keys: np.ndar
     deal_key = splitmix64(seed ^ splitmix64(np.uint64(deal_index) + _ONE))
     n = pack.shape[0]
     for k in range(n):  # insertion sort: stable, and quick on 32 or 36 cards
-        key = splitmix64(deal_key + np.uint64(k) * _GOLDEN)
+        key = splitmix64(deal_key + np.uint64(k) * GOLDEN)
         at = k
         while at > 0 and keys[at - 1] > key:
             keys[at] = keys[at - 1]
