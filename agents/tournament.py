@@ -690,13 +690,13 @@ def write_outputs(result: TournamentResult, out: str | Path) -> dict[str, Path]:
 
 
 def _write_new(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path``, or to ``stem-2.suffix``, ``stem-3.suffix``, ... if it exists."""
+    """Write ``data`` atomically to ``path``, or to ``stem-2.suffix``, ``stem-3.suffix``, ... if it exists."""
+    from imperiale_env.core.atomic import write_atomic
+
     target, n = path, 1
     while True:
         try:
-            with open(target, "xb") as f:
-                f.write(data)
-            return target
+            return write_atomic(target, data, overwrite=False, what="tournament result")
         except FileExistsError:
             n += 1
             target = path.with_name(f"{path.stem}-{n}{path.suffix}")

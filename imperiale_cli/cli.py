@@ -58,6 +58,7 @@ USER_ERRORS = (
     ("imperiale_train.config", "ConfigError"),
     ("imperiale_train.checkpoint", "CheckpointError"),
     ("imperiale_agents.cluster", "ClusterError"),
+    ("imperiale_env.core.atomic", "WriteError"),
 )
 """The exceptions that mean "this input cannot be used" (each message says why and what is
 allowed): :func:`main` reports them as ``imperiale CMD: error: ...`` with exit status 2, so
@@ -341,7 +342,9 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
     analysis = analyse_record(records[0], samples=args.samples, seed=args.seed, horizon=args.horizon)
     print(report_text(analysis))
     if out is not None:
-        out.write_text(json.dumps(analysis, indent=1) + "\n", encoding="utf-8")
+        from imperiale_env.core.atomic import write_atomic
+
+        write_atomic(out, json.dumps(analysis, indent=1) + "\n", what="analysis")
         print(f"wrote {out}", file=sys.stderr)
     return 0
 

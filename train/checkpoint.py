@@ -35,8 +35,7 @@ from the first ``imitation_labels`` rows.
 
 from __future__ import annotations
 
-import os
-import tempfile
+import io
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +51,7 @@ from imperiale_agents.policy_file import (
     read_torch_file,
 )
 from imperiale_env.core.actions import NUM_ACTIONS
+from imperiale_env.core.atomic import write_atomic
 from imperiale_env.core.observation import OBS_SIZE
 
 FORMAT = CHECKPOINT_FORMAT
@@ -68,26 +68,13 @@ def save_checkpoint(path: str | Path, state: dict[str, Any]) -> Path:
 
 
 def _atomic_save(path: str | Path, data: dict[str, Any]) -> Path:
+    """Serialise in memory first: torch turns a failed write into a ``RuntimeError`` of its own,
+    while :func:`write_atomic` names the path and the OS's reason (``WriteError``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(data, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    buffer = io.BytesIO()
+    torch.save(data, buffer)
+    return write_atomic(path, buffer.getbuffer(), what="checkpoint")
 
 
 def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict[str, Any]:

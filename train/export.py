@@ -125,22 +125,13 @@ def _plain(value):
 
 
 def _write_new(path: Path, payload: bytes) -> None:
-    """Create ``path`` with ``payload``; an existing file is never replaced (``open(..., "x")``),
-    and a file left half-written by a failure is removed."""
-    import os
-
+    """Create ``path`` with ``payload`` atomically; an existing file is never replaced, and a full
+    disk leaves no half-written file (:func:`~imperiale_env.core.atomic.write_atomic`)."""
+    from imperiale_env.core.atomic import write_atomic
     from imperiale_env.core.inputs import InputError
 
     try:
-        f = open(path, "xb")
+        write_atomic(path, payload, overwrite=False, what="exported policy file")
     except FileExistsError:
         raise InputError(f"the exported policy file {str(path)!r} exists already; it is not overwritten: "
                          "choose another name or move the file away") from None
-    try:
-        with f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise

@@ -80,7 +80,9 @@ def plot_learning_curve(*run_dirs: str | Path, out: str | Path | None = None) ->
         ax.legend(fontsize=7)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    from imperiale_env.core.atomic import write_atomic
+
+    write_atomic(out, lambda f: fig.savefig(f, dpi=110, format=out.suffix.lstrip(".") or "png"), what="plot")
     plt.close(fig)
     return out
 

@@ -27,12 +27,12 @@ from __future__ import annotations
 import copy
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from imperiale_env.core.actions import action_from_record, action_to_record
+from imperiale_env.core.atomic import write_atomic
 from imperiale_env.core.cards import card_code, deck, parse_card
 from imperiale_env.core.rules import Rules, RulesError
 from imperiale_env.reference.game import HAND_SIZE, POINTS_PER_IMPERIALE, Deal, Decision, Game
@@ -408,21 +408,7 @@ def save_records(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
         text = json.dumps(records[0], indent=2) + "\n"
     else:
         text = "".join(json.dumps(record) + "\n" for record in records)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            os.link(tmp, path)
-    finally:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
+    write_atomic(path, text, overwrite=overwrite, what="record file")
 
 
 def append_records(path: str | os.PathLike[str], records: list[dict[str, Any]]) -> None:

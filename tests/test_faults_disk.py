@@ -1,0 +1,102 @@
+"""Full and read-only disks (issue 26): every write is atomic, so a failed write leaves the last good
+file, no temporary file, and one clear line naming the path and the operating system's reason.
+
+The faults are injected (ENOSPC at fsync, EROFS at rename) and, where this machine lets the tests
+mount one, met for real on a 64 KiB tmpfs."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from imperiale_env.core.atomic import WriteError, write_atomic
+
+
+def _fail(code: int):
+    def fail(*args, **kwargs):
+        raise OSError(code, os.strerror(code))
+    return fail
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 64 KiB file system when mounting is allowed here, else a folder whose writes fail
+    with ENOSPC past 64 KiB (an injected fault of the same shape)."""
+    where = tmp_path / "disk"
+    where.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
+                             capture_output=True).returncode == 0
+    if not mounted:
+        real_write = os.write
+        pytest.MonkeyPatch().setattr(os, "write", lambda fd, data: real_write(fd, data) if len(data) < 65536
+                                     else _fail(errno.ENOSPC)())
+    yield where
+    if mounted:
+        subprocess.run(["umount", str(where)], check=True)
+
+
+def _temporaries(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("code, where", [(errno.ENOSPC, "fsync"), (errno.EROFS, "replace"), (errno.EACCES, "mkstemp")])
+def test_failed_write_keeps_the_last_good_file(tmp_path, monkeypatch, code, where):
+    target = tmp_path / "results.json"
+    target.write_text("good")
+    target_obj = {"fsync": os, "replace": os, "mkstemp": __import__("tempfile")}[where]
+    monkeypatch.setattr(target_obj, where, _fail(code))
+    with pytest.raises(WriteError) as info:
+        write_atomic(target, "new", what="result")
+    message = str(info.value)
+    assert str(target) in message and os.strerror(code) in message and "earlier file is kept" in message
+    assert "\n" not in message and info.value.errno == code
+    assert target.read_text() == "good" and _temporaries(tmp_path) == []
+
+
+def test_new_file_is_never_overwritten(tmp_path):
+    target = tmp_path / "policy.npz"
+    write_atomic(target, b"first", overwrite=False)
+    with pytest.raises(FileExistsError):
+        write_atomic(target, b"second", overwrite=False)
+    assert target.read_bytes() == b"first" and _temporaries(tmp_path) == []
+
+
+def test_real_full_disk_keeps_the_checkpoint(small_disk):
+    torch = pytest.importorskip("torch")
+    from imperiale_train.checkpoint import save_checkpoint
+
+    path = small_disk / "checkpoint.pt"
+    save_checkpoint(path, {"iteration": 1})
+    with pytest.raises(WriteError, match=r"cannot write the checkpoint .*checkpoint\.pt: No space left on device"):
+        save_checkpoint(path, {"iteration": 2, "model": {"w": torch.zeros(100_000)}})
+    assert torch.load(path, weights_only=True)["iteration"] == 1
+    assert _temporaries(small_disk) == []
+
+
+def test_records_on_a_full_disk(small_disk):
+    from imperiale_env.records.game_records import load_records, save_records
+
+    path = small_disk / "games.jsonl"
+    save_records(path, [{"n": 1}])
+    with pytest.raises(WriteError, match="record file"):
+        save_records(path, [{"pad": "x" * 70_000}])
+    assert load_records(path) == [{"n": 1}] or path.read_text() == '{"n": 1}\n'
+    assert _temporaries(small_disk) == []
+
+
+def test_cli_analyse_out_on_read_only_disk_is_one_line(tmp_path, monkeypatch, capsys):
+    from imperiale_cli import cli
+
+    monkeypatch.setattr(os, "replace", _fail(errno.EROFS))
+    def analyse(args):
+        return write_atomic(tmp_path / f"{uuid.uuid4()}.json", "{}", what="analysis")
+
+    monkeypatch.setattr(cli, "_cmd_analyse", analyse)  # main builds its parser after this patch
+    status = cli.main(["analyse", "x.json"])
+    err = capsys.readouterr().err
+    assert status == 2 and "Read-only file system" in err and "Traceback" not in err and err.count("\n") == 1
