@@ -38,6 +38,7 @@ from imperiale_env.core.card_masks import unpack
 from imperiale_env.core.events import EVENT_KINDS, POINTS_PER_IMPERIALE
 from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.rewards import end_rewards, standing
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.core.shuffle import as_seeds, batch_seeds, next_game_seed
 from imperiale_env.kernels.threads import check_threads, numba_threads
@@ -272,16 +273,8 @@ class BatchGame:
         terminated = np.zeros(self.n, dtype=bool)
         if len(ended):
             terminated[ended] = True
-            won = self.winner[ended] >= 0
-            wi = ended[won]
-            rewards[wi] = -1.0 / (P - 1)
-            rewards[wi, self.winner[wi]] = 1.0
-            di = ended[~won]
-            if len(di):
-                value = self.imperiales[di] + self.points[di] / POINTS_PER_IMPERIALE
-                change = value - self.value_at_start[di]
-                others = (change.sum(axis=1, keepdims=True) - change) / (P - 1)
-                rewards[di] = (change - others).astype(np.float32)
+            rewards[ended] = end_rewards(self.winner[ended], self.value_at_start[ended],
+                                         standing(self.imperiales[ended], self.points[ended]))
             self.final_imperiales[ended] = self.imperiales[ended]
             self.final_points[ended] = self.points[ended]
             self._archive_deals(ended)

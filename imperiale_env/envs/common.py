@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from imperiale_env.core import actions as act
-from imperiale_env.core.events import POINTS_PER_IMPERIALE
+from imperiale_env.core import rewards
 from imperiale_env.core.inputs import SEED_LIMIT
 from imperiale_env.core.rules import Rules
 from imperiale_env.reference.game import Game
@@ -146,16 +146,11 @@ def end_rewards(game: Game) -> np.ndarray:
     """The zero-sum rewards of a finished ``game``, ``(P,)`` float32: +1 to the winner and
     ``-1/(P-1)`` to each other player; a deal that ends without a winner (``episode="deal"``)
     gives each player the change of his value over it in impériales (points count 1/24)
-    minus the mean change of the others.  The batched engine's rewards, to the bit."""
-    P = game.players
-    if game.winner is not None:
-        rewards = np.full(P, -1.0 / (P - 1), dtype=np.float32)
-        rewards[game.winner] = 1.0
-        return rewards
-    value = np.array(game.imperiales) + np.array(game.points) / POINTS_PER_IMPERIALE
-    change = value - (np.array(game.start_imperiales) + np.array(game.start_points) / POINTS_PER_IMPERIALE)
-    others = (change.sum() - change) / (P - 1)
-    return (change - others).astype(np.float32)
+    minus the mean change of the others: :func:`imperiale_env.core.rewards.end_rewards`, as the
+    batched engine gives them."""
+    winner = np.array([-1 if game.winner is None else game.winner])
+    start = rewards.standing(game.start_imperiales, game.start_points)[None]
+    return rewards.end_rewards(winner, start, rewards.standing(game.imperiales, game.points)[None])[0]
 
 
 _IN_USE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
