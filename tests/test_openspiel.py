@@ -147,3 +147,13 @@ def test_nfsp_trains_a_few_steps():
         for agent in agents:
             agent.step(step)
     assert all(len(a._reservoir_buffer) > 0 for a in agents)
+
+
+def test_the_ismcts_match_plays_duplicate_deals():
+    from imperiale_agents.ismcts import play_match
+
+    result = play_match(3, "random", 2, seed=9)
+    assert len(result.margins) == 2 and result.ismcts_decisions > 0
+    assert "ISMCTS won" in result.summary()
+    with pytest.raises(ValueError, match="at least 1 simulation"):
+        play_match(0, "random", 2, seed=9)
