@@ -161,6 +161,19 @@ def test_serve_command_binds_localhost_and_refuses_a_busy_port(tmp_path):
                 time.sleep(0.1)
         else:
             raise AssertionError("the server did not answer")
+        import http.client
+
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        chunks = (b"a" * (1024 * 1024) for _ in range(6))  # 6 MiB with no Content-Length
+        try:
+            connection.request("POST", "/api/replay", body=chunks, encode_chunked=True,
+                               headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+            chunked = connection.getresponse()
+            assert chunked.status == 413, chunked.read()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server closed the connection once the limit was passed: refused as well
+        finally:
+            connection.close()
         busy = subprocess.run([sys.executable, "-m", "imperiale_cli", "serve", "--port", str(port)],
                               capture_output=True, text=True, timeout=60)
         assert busy.returncode == 2 and "cannot serve on 127.0.0.1" in busy.stderr
