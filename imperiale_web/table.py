@@ -2,8 +2,10 @@
 
 The server holds the whole game (a :class:`~imperiale_env.reference.twin.Twin`: the reference engine
 and the acting player's observation of it).  :meth:`Table.view` is what the person may see: his own hand, the
-cards on the table, what was shown or won, the score; never a bot's hand.  The bots act from
-their observation only (``Twin.observe``), as in tournaments.
+cards on the table, what was shown or won, the score; never a bot's hand, and no seed while the game
+runs (the seed rebuilds every deal).  The record, which holds every hand, is given only once the game
+ended or the person resigned (:meth:`Table.record`).  The bots act from their observation only
+(``Twin.observe``), as in tournaments.
 """
 
 from __future__ import annotations
@@ -15,14 +17,15 @@ import numpy as np
 
 from imperiale_agents.base import AgentError, make_agent
 from imperiale_env.core import actions as act
-from imperiale_env.core.cards import card_code, sort_for_display
+from imperiale_env.core.cards import SUITS, card_code, sort_for_display, suit_of
+from imperiale_env.core.declarations import point_of
 from imperiale_env.core.inputs import InputError
 from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.rules import PRESET_NAMES, RulesError, make_rules
 from imperiale_env.envs.render_text import QUESTION_WORDS, SUIT_NAMES
 from imperiale_env.records.game_records import record_from_game
 from imperiale_env.records.narrate import explain_events
-from imperiale_env.reference.game import Decision, Game
+from imperiale_env.reference.game import Decision, Game, trick_winner_card
 from imperiale_env.reference.twin import Twin
 
 
@@ -44,12 +47,17 @@ def words_of_events(events: list[dict[str, Any]], game: Game, names: list[str], 
     return explain_events(events, game.rules, names, -1 if human is None else human, trump)
 
 
-def decision_view(d: Decision | None, trump: int, turned: int | None = None) -> dict[str, Any] | None:
-    """The pending decision as the page asks it: a question, the point, or a card."""
+def decision_view(d: Decision | None, hand: frozenset[int] | None) -> dict[str, Any] | None:
+    """The pending decision as the page asks it: a question, the point (each suit with its count and
+    value, from ``hand``, the deciding player's cards, as the terminal tells them), or a card."""
     if d is None:
         return None
-    out: dict[str, Any] = {"player": d.player, "kind": d.kind,
-                           "legal": [act.action_to_record(a) for a in d.legal]}
+    legal = [act.action_to_record(a) for a in d.legal]
+    if d.kind == "point" and hand is not None:
+        for a in legal:
+            if a["act"] == "point":
+                a["count"], a["value"] = point_of(frozenset(hand), SUITS.index(a["suit"]))
+    out: dict[str, Any] = {"player": d.player, "kind": d.kind, "legal": legal}
     if d.kind == "question":
         q = d.question
         assert q is not None
@@ -86,22 +94,46 @@ def table_state(game: Game, names: list[str], *, viewer: int | None) -> dict[str
         "declared": [None if d is None else {"suit": "SHDC"[d[0]], "count": d[1], "value": d[2]}
                      for d in s.declared_points],
         "events": words_of_events(s.events, game, names, viewer, trump),
-        "decision": decision_view(game.decision, trump),
     })
-    out["last_trick"] = _last_trick(s.actions, game.players, s.tricks_played)
+    d = game.decision
+    seen = viewer is None or d is None or d.player == viewer
+    if seen:
+        out["decision"] = decision_view(d, None if d is None else s.hands[d.player])
+    else:  # another seat's turn: its legal moves and question would tell its cards
+        out["decision"] = {"player": d.player, "kind": d.kind}
+    out["played"] = _played_by_suit(s.actions)
+    finished = s if s.tricks_played else (game.history[-2] if len(game.history) > 1 else None)
+    out["last_trick"] = None if finished is None else last_trick(finished.actions, game.players, finished.tricks_played,
+                                                                 finished.deal.trump, names)
     if len(game.history) > 1:
         before = game.history[-2]
         out["last_deal_events"] = words_of_events(before.events, game, names, viewer, before.deal.trump)
     return out
 
 
-def _last_trick(actions: list[tuple[int, int]], players: int, played: int) -> list[dict] | None:
-    """The cards of the last complete trick (shown while the next one starts)."""
+def _played_by_suit(actions: list[tuple[int, int]]) -> dict[str, list[str]]:
+    """The cards played so far in the deal, by suit (public: every card played was seen)."""
+    played = [a for _, a in actions if act.is_play(a)]
+    return {SUITS[s]: codes(c for c in played if suit_of(c) == s) for s in range(len(SUITS))}
+
+
+def last_trick(actions: list[tuple[int, int]], players: int, played: int, trump: int,
+               names: list[str]) -> dict[str, Any] | None:
+    """The last complete trick of a deal, who won it and why (it stays shown while the next one starts,
+    so that a trick the bot won and led after is never missed)."""
     if played == 0:
         return None
     cards = [(p, a) for p, a in actions if act.is_play(a)]
     done = played * players
-    return [{"player": p, "card": card_code(c)} for p, c in cards[done - players : done]]
+    trick = cards[done - players : done]
+    best = trick_winner_card(trick, trump)
+    winner = next(p for p, c in trick if c == best)
+    led = suit_of(trick[0][1])
+    reason = ("the highest trump" if led == trump else "trumped") if suit_of(best) == trump else \
+        "the highest of the suit led"
+    return {"cards": [{"player": p, "card": card_code(c)} for p, c in trick], "winner": winner,
+            "card": card_code(best), "reason": reason,
+            "text": f"{names[winner]} won the trick with {card_code(best)}: {reason}"}
 
 
 class Table:

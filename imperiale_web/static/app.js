@@ -32,10 +32,30 @@ async function api(method, path, body) {
     options.headers["Content-Type"] = "application/json";
     options.body = typeof body === "string" ? body : JSON.stringify(body);
   }
-  const answer = await fetch(path, options);
-  const data = await answer.json().catch(() => ({ error: `the server answered ${answer.status}` }));
-  if (!answer.ok || (data && data.error)) throw new Error(data.error || `the server answered ${answer.status}`);
+  let answer;
+  try {
+    answer = await fetch(path, options);
+  } catch (e) {
+    throw new Error("the server cannot be reached: is `imperiale serve` still running?");
+  }
+  const data = await answer.json().catch(() => ({ error: STATUS_WORDS[answer.status] || `the server answered ${answer.status}` }));
+  if (!answer.ok || (data && data.error)) throw new Error(data.error || STATUS_WORDS[answer.status] || `the server answered ${answer.status}`);
   return data;
+}
+
+// What a player reads when the server gave no message of its own.
+const STATUS_WORDS = {
+  404: "this game is not on the server any more (it was restarted?): start a new game",
+  410: "this game expired after a long pause: start a new game",
+  413: "the file is too large for the table",
+  500: "the server failed on this request; the terminal running `imperiale serve` tells why",
+  503: "the table is full: try again in a few minutes",
+};
+
+// The bot thinks: a sign of life while the server answers (the champion or pimc can take seconds).
+async function thinking(work) {
+  const t = setTimeout(() => { $("thinking").hidden = false; }, 150);
+  try { return await work(); } finally { clearTimeout(t); $("thinking").hidden = true; }
 }
 
 function card(code, { small = false, legal = false, onclick = null } = {}) {
@@ -70,13 +90,33 @@ function scoreBlock(s) {
   return box;
 }
 
+function trickCards(cards, names) {
+  return cards.map(({ player, card: code }) => el("figure", {}, card(code, { small: true }), el("figcaption", {}, names[player])));
+}
+
+// The trick being played, and beside it the last finished trick with who won it and why: it stays
+// until the next trick is finished, so a trick the bot won (and led after at once) is never missed.
 function trickBlock(s) {
-  const t = el("div", { class: "trick", id: "trick" });
-  const cards = s.trick && s.trick.length ? s.trick : (s.last_trick || []);
-  const label = s.trick && s.trick.length ? "" : (s.last_trick ? "last trick: " : "");
-  for (const { player, card: code } of cards)
-    t.append(el("figure", {}, card(code, { small: true }), el("figcaption", {}, label + s.names[player])));
-  return t;
+  const box = el("div", { class: "tricks" });
+  box.append(el("div", { class: "trick", id: "trick" }, el("span", { class: "trick-label" }, "This trick"), trickCards(s.trick || [], s.names)));
+  if (s.last_trick) {
+    box.append(el("div", { class: "trick last", id: "last-trick", "data-winner": s.last_trick.winner },
+      el("span", { class: "trick-label" }, "Last trick"), trickCards(s.last_trick.cards, s.names),
+      el("p", { class: "trick-reason", id: "last-trick-reason" }, s.last_trick.text)));
+  }
+  return box;
+}
+
+// Every card played in this deal, by suit, as a player counts them.
+function playedBlock(s) {
+  const box = el("div", { class: "played", id: "played" }, el("b", {}, "Played this deal"));
+  for (const suit of "SHDC") {
+    const cards = (s.played && s.played[suit]) || [];
+    box.append(el("div", { class: "played-suit", "data-suit": suit },
+      el("span", { class: `suit-sign${"HD".includes(suit) ? " red" : ""}` }, SUIT_SIGNS[suit]), " ",
+      cards.length ? cards.map((c) => c.slice(0, -1)).join(" ") : "–"));
+  }
+  return box;
 }
 
 function seatTitle(s, p) {
@@ -116,12 +156,14 @@ function drawPlay(state) {
     if (p === me) continue;
     root.append(el("div", { class: "seat" }, seatTitle(state, p), backs(state.counts[p])));
   }
-  root.append(el("div", { class: "middle" }, trickBlock(state), scoreBlock(state), eventsBlock(state)));
+  root.append(el("div", { class: "middle" }, trickBlock(state), playedBlock(state), scoreBlock(state), eventsBlock(state)));
   const d = state.decision;
   const mine = d && d.player === me;
   const legalCards = new Set(mine && d.kind === "play" ? d.legal.map((a) => a.card) : []);
   if (mine && d.kind !== "play") root.append(questionBlock(d));
-  if (state.over) {
+  if (state.resigned) {
+    root.append(el("div", { class: "over", id: "game-over" }, "You resigned: the game is over. Save the record to replay it."));
+  } else if (state.over) {
     const w = state.winner;
     root.append(el("div", { class: "over", id: "game-over" },
       w === null ? "The game is over." : (w === me ? "You win the game!" : `${state.names[w]} wins the game.`)));
@@ -132,15 +174,17 @@ function drawPlay(state) {
   for (const code of state.hands[me] || [])
     hand.append(card(code, { legal: legalCards.has(code), onclick: () => move({ act: "play", card: code }) }));
   root.append(el("div", { class: "seat" }, seatTitle(state, me), hand));
+  // The record holds the bot's cards: the server gives it once the game is finished.
   const dl = $("download");
-  dl.hidden = false;
+  dl.hidden = !state.finished;
   dl.href = `/api/games/${gameId}/record`;
+  $("resign").hidden = state.finished;
 }
 
 function questionBlock(d) {
   const box = el("div", { class: "question", id: "question" });
   if (d.kind === "question") {
-    box.append(el("p", {}, d.question.text), el("span", {}, d.question.cards.map((c) => card(c, { small: true }))));
+    box.append(el("p", {}, d.question.text), el("div", { class: "question-cards" }, d.question.cards.map((c) => card(c, { small: true }))));
     box.append(el("div", {},
       el("button", { id: "answer-show", onclick: () => move({ act: "show" }) }, "Show"),
       el("button", { id: "answer-hide", onclick: () => move({ act: "hide" }) }, "Hide")));
@@ -148,7 +192,7 @@ function questionBlock(d) {
     box.append(el("p", {}, d.text));
     const row = el("div", {});
     for (const a of d.legal) {
-      const label = a.act === "sink" ? "Sink" : `Point in ${SUIT_SIGNS[a.suit]}`;
+      const label = a.act === "sink" ? "Sink" : `Point in ${SUIT_SIGNS[a.suit]}: ${a.count} card${a.count === 1 ? "" : "s"}, ${a.value}`;
       row.append(el("button", { class: "answer-point", "data-act": a.act, "data-suit": a.suit || "",
                                 onclick: () => move(a) }, label));
     }
@@ -159,7 +203,7 @@ function questionBlock(d) {
 
 async function move(action) {
   try {
-    const data = await api("POST", `/api/games/${gameId}/move`, { action });
+    const data = await thinking(() => api("POST", `/api/games/${gameId}/move`, { action }));
     showMessage("");
     drawPlay(data.state);
   } catch (e) {
@@ -173,8 +217,9 @@ async function newGame(ev) {
   const seed = $("seed").value.trim();
   if (seed) body.seed = /^\d+$/.test(seed) ? Number(seed) : seed;
   try {
-    const data = await api("POST", "/api/games", body);
+    const data = await thinking(() => api("POST", "/api/games", body));
     gameId = data.id;
+    localStorage.setItem("imperiale-visited", "1");
     showMessage("");
     drawPlay(data.state);
   } catch (e) {
@@ -182,16 +227,48 @@ async function newGame(ev) {
   }
 }
 
+async function resign() {
+  if (!gameId) return;
+  try {
+    drawPlay((await api("POST", `/api/games/${gameId}/resign`)).state);
+  } catch (e) {
+    showMessage(`Cannot resign: ${e.message}`);
+  }
+}
+
 // ------------------------------------------------------------------ replay
 
-async function openRecord(text) {
-  let record;
+// The records of a file: one JSON object, or a .jsonl of one object a line; several are picked from a list.
+function recordsOf(text) {
+  const lines = text.split("\n").filter((l) => l.trim());
+  try { return [JSON.parse(text)]; } catch (e) { if (lines.length < 2) throw e; }
+  return lines.map((l, n) => {
+    try { return JSON.parse(l); } catch (e) { throw new Error(`line ${n + 1}: ${e.message}`); }
+  });
+}
+
+function offerRecords(records, labels) {
+  const pick = $("record-pick");
+  pick.replaceChildren();
+  records.forEach((r, n) => pick.append(el("option", { value: n },
+    labels ? labels[n] : `${n + 1}: ${(r.rules && r.rules.preset) || "?"}, ${(r.deals || []).length} deals`)));
+  $("pick-label").hidden = records.length < 2;
+  pick.onchange = () => openRecord(records[Number(pick.value)]);
+  openRecord(records[0]);
+}
+
+async function openFile(text) {
+  let records;
   try {
-    record = JSON.parse(text);
+    records = recordsOf(text);
   } catch (e) {
     showMessage(`Cannot open the record: it is not JSON (${e.message})`);
     return;
   }
+  offerRecords(records);
+}
+
+async function openRecord(record) {
   try {
     const data = await api("POST", "/api/replay", record);
     replay = { ...data, record };
@@ -224,7 +301,7 @@ function drawReplay() {
     for (const code of s.hands[p]) hand.append(card(code));
     root.append(el("div", { class: "seat" }, seatTitle(s, p), hand));
   }
-  root.append(el("div", { class: "middle" }, trickBlock(s), scoreBlock(s), eventsBlock(s)));
+  root.append(el("div", { class: "middle" }, trickBlock(s), playedBlock(s), scoreBlock(s), eventsBlock(s)));
   if (s.next) {
     const n = s.next;
     const what = n.act === "play" ? `plays ${n.card}` : n.act === "point" ? `declares the point in ${n.suit}` : n.act;
@@ -268,7 +345,7 @@ function drawAnalysis(s) {
   const dealIndex = s.next ? s.next.deal : analysis.deals.length - 1;
   const deal = analysis.deals[dealIndex];
   if (deal) {
-    box.append(chart(deal, s.next ? s.next.index : null, s.players));
+    box.append(chart(deal, s.next ? s.next.index : null, s.players, s.names));
     box.append(el("p", {}, `Loss in deal ${dealIndex + 1} (solver): ` + deal.loss.solver.map((x, p) => `${s.names[p]} ${x.toFixed(1)}`).join(", ")));
   }
   box.append(el("p", {}, "Loss in the record (solver): " + analysis.loss.solver.map((x, p) => `${s.names[p]} ${x.toFixed(1)}`).join(", ")));
@@ -276,38 +353,61 @@ function drawAnalysis(s) {
 
 function fmt(x) { return x === null || x === undefined ? "–" : (x > 0 ? "+" : "") + Number(x).toFixed(1); }
 
-const COLOURS = ["#1565c0", "#c62828", "#2e7d32"];
+// Okabe-Ito: told apart with every kind of colour blindness; a lost move is a square, not a colour.
+const COLOURS = ["#0072B2", "#E69F00", "#009E73"];
+const LOSS = "#D55E00";
 
-// The solver's value of the move made, for the player who made it, over the deal (an inline SVG).
-function chart(deal, current, players) {
-  const W = 360, H = 160, pad = 28;
+// The solver's value of the move made, for the player who made it, over the deal (an inline SVG
+// with its axes, their labels and a legend).
+function chart(deal, current, players, names) {
+  const W = 420, H = 230, left = 44, right = 12, top = 22, bottom = 62;
   const pts = deal.decisions.filter((d) => d.solver);
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("width", W); svg.setAttribute("height", H); svg.setAttribute("class", "chart"); svg.setAttribute("id", "value-chart");
+  svg.setAttribute("role", "img"); svg.setAttribute("aria-label", "value of each move made, by decision");
   const add = (tag, attrs, text) => {
     const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
     if (text !== undefined) e.textContent = text;
     svg.append(e); return e;
   };
-  add("text", { x: 4, y: 12, "font-size": 11 }, "value of the move made (solver, points, for its player)");
-  if (!pts.length) { add("text", { x: 10, y: 80, "font-size": 12 }, "no decision valued in this deal"); return svg; }
+  add("text", { x: left, y: 14, "font-size": 12 }, "Value of the move made (solver, points, for its player)");
+  if (!pts.length) { add("text", { x: left, y: 90, "font-size": 12 }, "no decision valued in this deal"); return svg; }
   const n = deal.decisions.length;
   const vals = pts.flatMap((d) => [d.solver.chosen, d.solver.best]);
-  const lo = Math.min(0, ...vals), hi = Math.max(0, ...vals) || 1;
-  const x = (i) => pad + (W - 2 * pad) * (n <= 1 ? 0 : i / (n - 1));
-  const y = (v) => H - pad + 8 - (H - 2 * pad) * (v - lo) / (hi - lo || 1);
-  add("line", { x1: pad, x2: W - pad, y1: y(0), y2: y(0), stroke: "#999" });
-  add("text", { x: 2, y: y(hi) + 4, "font-size": 10 }, hi.toFixed(0));
-  add("text", { x: 2, y: y(lo) + 4, "font-size": 10 }, lo.toFixed(0));
+  const lo = Math.min(0, ...vals), hi = Math.max(0, ...vals, lo + 1);
+  const x = (i) => left + (W - left - right) * (n <= 1 ? 0 : i / (n - 1));
+  const y = (v) => top + (H - top - bottom) * (hi - v) / (hi - lo);
+  const line = (x1, y1, x2, y2, extra = {}) => add("line", { x1, y1, x2, y2, stroke: "#444", ...extra });
+  line(left, top, left, y(lo)); line(left, y(lo), W - right, y(lo)); line(left, y(0), W - right, y(0), { stroke: "#bbb", "stroke-dasharray": "3 3" });
+  for (const v of [lo, 0, hi].filter((v, i, a) => a.indexOf(v) === i)) {
+    line(left - 4, y(v), left, y(v));
+    add("text", { x: left - 6, y: y(v) + 4, "font-size": 10, "text-anchor": "end" }, v.toFixed(0));
+  }
+  for (const i of [0, Math.floor((n - 1) / 2), n - 1].filter((v, k, a) => a.indexOf(v) === k)) {
+    line(x(i), y(lo), x(i), y(lo) + 4);
+    add("text", { x: x(i), y: y(lo) + 15, "font-size": 10, "text-anchor": "middle" }, String(i + 1));
+  }
+  add("text", { x: (left + W - right) / 2, y: y(lo) + 28, "font-size": 11, "text-anchor": "middle", class: "x-label" }, "decision in the deal");
+  add("text", { x: 12, y: (top + y(lo)) / 2, "font-size": 11, "text-anchor": "middle", class: "y-label",
+                transform: `rotate(-90 12 ${(top + y(lo)) / 2})` }, "points");
   for (let p = 0; p < players; p++) {
     const mine = pts.filter((d) => d.player === p);
-    if (mine.length > 1) add("polyline", { fill: "none", stroke: COLOURS[p], points: mine.map((d) => `${x(d.index)},${y(d.solver.chosen)}`).join(" ") });
+    if (mine.length > 1) add("polyline", { fill: "none", stroke: COLOURS[p], "stroke-width": 1.5, points: mine.map((d) => `${x(d.index)},${y(d.solver.chosen)}`).join(" ") });
     for (const d of mine) {
-      add("circle", { cx: x(d.index), cy: y(d.solver.chosen), r: d.solver.loss > 0 ? 4 : 2.5, fill: d.solver.loss > 0 ? "#b3261e" : COLOURS[p] });
+      if (d.solver.loss > 0) add("rect", { x: x(d.index) - 4, y: y(d.solver.chosen) - 4, width: 8, height: 8, fill: LOSS, stroke: "#000", class: "loss-mark" });
+      else add("circle", { cx: x(d.index), cy: y(d.solver.chosen), r: 2.5, fill: COLOURS[p] });
     }
   }
-  if (current !== null) add("line", { x1: x(current), x2: x(current), y1: pad - 10, y2: H - pad + 8, stroke: "#f90", "stroke-width": 2 });
+  if (current !== null) line(x(current), top, x(current), y(lo), { stroke: "#000", "stroke-width": 1, "stroke-dasharray": "2 2" });
+  const legend = add("g", { class: "legend", id: "chart-legend" });
+  let lx = left;
+  const ly = H - 12;
+  const item = (mark, text) => { legend.append(mark); const t = document.createElementNS("http://www.w3.org/2000/svg", "text");
+    t.setAttribute("x", lx + 12); t.setAttribute("y", ly + 4); t.setAttribute("font-size", 10); t.textContent = text; legend.append(t); lx += 18 + 6 * text.length; };
+  const mk = (tag, attrs) => { const e = document.createElementNS("http://www.w3.org/2000/svg", tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); return e; };
+  for (let p = 0; p < players; p++) item(mk("circle", { cx: lx + 4, cy: ly, r: 4, fill: COLOURS[p] }), names[p]);
+  item(mk("rect", { x: lx, y: ly - 4, width: 8, height: 8, fill: LOSS, stroke: "#000" }), "move that lost value");
   return svg;
 }
 
@@ -317,8 +417,11 @@ async function runAnalysis() {
   button.disabled = true;
   button.textContent = "Analysing…";
   try {
-    const samples = Number($("samples").value), horizon = Number($("horizon").value);
-    analysis = await api("POST", "/api/analyse", { record: replay.record, samples, horizon });
+    // Full depth (every trick valued) unless a horizon is asked for.
+    const body = { record: replay.record, samples: Number($("samples").value) };
+    const horizon = $("horizon").value.trim();
+    if (horizon) body.horizon = Number(horizon);
+    analysis = await api("POST", "/api/analyse", body);
     showMessage("");
     drawReplay();
   } catch (e) {
@@ -343,16 +446,19 @@ async function init() {
   $("new-game").addEventListener("submit", newGame);
   $("record-file").addEventListener("change", async (ev) => {
     const f = ev.target.files[0];
-    if (f) openRecord(await f.text());
+    if (f) openFile(await f.text());
   });
   $("record-list").addEventListener("change", async (ev) => {
     if (!ev.target.value) return;
     try {
-      const record = await api("GET", `/api/records/${encodeURIComponent(ev.target.value)}`);
-      openRecord(JSON.stringify(record));
+      const answer = await api("GET", `/api/records/${encodeURIComponent(ev.target.value)}`);
+      offerRecords(answer.records || [answer], answer.labels);
     } catch (e) { showMessage(`Cannot open the record: ${e.message}`); }
   });
   $("analyse").addEventListener("click", runAnalysis);
+  $("resign").addEventListener("click", resign);
+  $("hint").hidden = localStorage.getItem("imperiale-visited") === "1";
+  $("hint-close").addEventListener("click", () => { localStorage.setItem("imperiale-visited", "1"); $("hint").hidden = true; });
   $("first").addEventListener("click", () => { at = 0; drawReplay(); });
   $("back").addEventListener("click", () => { at -= 1; drawReplay(); });
   $("forward").addEventListener("click", () => { at += 1; drawReplay(); });
