@@ -6,7 +6,7 @@ weights.  A checkpoint, written at the end of an iteration, holds every piece of
 the next iteration reads (model, optimizer, generator states, opponent pool, the game batch
 as plain arrays with its seat assignment, the evaluation history), so ``resume=True``
 continues a killed run from its last checkpoint exactly as the uninterrupted run would have.
-Ctrl-C and a loss that is not finite checkpoint the last complete iteration before stopping.
+Ctrl-C, SIGTERM, SIGHUP and a loss that is not finite checkpoint the last complete iteration before stopping.
 
 With ``imitation_rounds``, the PPO iterations are preceded by rounds of imitation of ``pimc``
 (:mod:`imperiale_train.imitate`) on the same network and optimizer: each round labels new deals, trains on
@@ -23,10 +23,13 @@ imitation, ``labels.pt`` and ``imitated.pt`` too.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
+import shlex
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +37,9 @@ import numpy as np
 import torch
 
 from imperiale_agents.cluster import ClusterError
+from imperiale_env.core.atomic import write_atomic
 from imperiale_env.core.inputs import InputError, output_dir
+from imperiale_env.core.rules import Rules
 from imperiale_train.checkpoint import (
     VERSION,
     CheckpointError,
@@ -59,9 +64,11 @@ from imperiale_train.imitate import Labels, SearchPool, imitation_update, label_
 from imperiale_train.model import ActorCritic
 from imperiale_train.ppo import ppo_update
 from imperiale_train.rollout import OpponentPool, SelfPlayRollout, as_arrays, as_tensors
+from imperiale_train.run_lock import RunLock, signals_as_interrupt
 
 CHECKPOINT_NAME = "checkpoint.pt"
 LABELS_NAME = "labels.pt"
+METRICS_NAME = "metrics.jsonl"
 #: A copy of the checkpoint at the end of the imitation: the imitated policy alone, for comparisons.
 IMITATED_NAME = "imitated.pt"
 
@@ -229,7 +236,7 @@ def _trim_metrics(path: Path, iteration: int, imitation_round: int = 0) -> None:
                               "repair or remove that line to resume") from None
         if kept:
             keep.append(line)
-    path.write_text("".join(line + "\n" for line in keep))
+    write_atomic(path, "".join(line + "\n" for line in keep), what="metrics file")
 
 
 def _keep_metric(line: dict, iteration: int, imitation_round: int) -> bool:
@@ -258,17 +265,30 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     """Run (or resume) training to ``cfg.iterations``; ``stop_after``: leave after that many
     iterations of this call without a final checkpoint (a simulated kill, for tests).
 
-    Everything a run needs is checked before the first iteration: the values, ``run_dir``, the
-    memory the sizes need, every evaluation opponent, the checkpoint to resume.  A loss or
-    weight that is not finite stops with :class:`TrainingError`; Ctrl-C raises
-    :class:`TrainingInterrupted`; both after checkpointing the last complete iteration.
+    Everything a run needs is checked before the first iteration: the values, ``run_dir`` (and
+    that no live process trains in it: :class:`~imperiale_train.run_lock.RunLock`), the memory
+    the sizes need, every evaluation opponent, the checkpoint to resume.  A loss or weight that
+    is not finite stops with :class:`TrainingError`; Ctrl-C, SIGTERM and SIGHUP raise
+    :class:`TrainingInterrupted`; all after checkpointing the last complete iteration.
     Returns ``{"checkpoint", "iteration", "global_step", "iterations_run" (by this call), "eval",
     "history", "seconds" (of this call), "outputs" (name: path)}``."""
     cfg.validate()
     run_dir = check_run_dir(cfg.run_dir)
-    ckpt_path = run_dir / CHECKPOINT_NAME
-    metrics_path = run_dir / "metrics.jsonl"
-    data = None
+    check_memory(cfg)
+    rules = cfg.make_rules()
+    _check_opponents(cfg, rules)
+    if resume and not (run_dir / CHECKPOINT_NAME).exists():
+        _check_start(cfg, run_dir, resume)  # nothing to resume: said before any folder is made
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with RunLock(run_dir), signals_as_interrupt():
+        data = _check_start(cfg, run_dir, resume)
+        run = _Run(cfg, rules, run_dir, data, resume)
+        return run.go(stop_after)
+
+
+def _check_start(cfg: TrainConfig, run_dir: Path, resume: bool) -> dict[str, Any] | None:
+    """The checkpoint to resume (``None`` for a new run), or why this run cannot start here."""
+    ckpt_path, metrics_path = run_dir / CHECKPOINT_NAME, run_dir / METRICS_NAME
     if resume:
         if not ckpt_path.exists():
             raise CheckpointError(f"nothing to resume: no checkpoint at {ckpt_path}")
@@ -281,246 +301,307 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
             what = "has finished" if done == cfg.iterations else "went further"
             raise ConfigError(f"nothing to resume: the run in {run_dir} {what} ({done} of iterations={cfg.iterations} "
                               f"done); give iterations=N with N > {done} to train it further")
-    elif ckpt_path.exists():
+        return data
+    if ckpt_path.exists():
         raise ConfigError(f"{ckpt_path} exists: pass --resume to continue that run, or choose another run_dir= "
                           "(nothing is overwritten)")
-    elif metrics_path.exists() and metrics_path.stat().st_size:
+    if metrics_path.exists() and metrics_path.stat().st_size:
         raise ConfigError(f"{metrics_path} holds the metrics of an earlier run that has no checkpoint; it is not "
                           "overwritten: choose another run_dir= or move that file away")
-    elif (run_dir / LABELS_NAME).exists():
+    if (run_dir / LABELS_NAME).exists():
         raise ConfigError(f"{run_dir / LABELS_NAME} holds the imitation labels of an earlier run that has no "
                           "checkpoint; it is not overwritten: choose another run_dir= or move that file away")
-    check_memory(cfg)
-    rules = cfg.make_rules()
-    _check_opponents(cfg, rules)
-    device = resolve_device(cfg.device)
-    torch.set_num_threads(cfg.threads)
+    return None
 
-    torch.manual_seed(cfg.seed)
-    rng = np.random.default_rng(cfg.seed)
-    model = ActorCritic(cfg.hidden, cfg.activation, cfg.critic).to(device)
-    if cfg.init_from and data is None:
-        _start_from(cfg, model)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
-    pool = OpponentPool(cfg.pool_size, cfg.hidden, cfg.activation, device)
-    if cfg.rollout_workers:
-        from imperiale_train.ray_rollout import RayRollout
 
-        rollout = RayRollout(cfg, rules, device)
-    else:
-        rollout = SelfPlayRollout(cfg, rules, device, rng)
-    iteration, global_step, history = 0, 0, []
-    imitation_round, labels = 0, Labels.empty(cfg.critic == "perfect")
-    if data is not None:
+class _Run:
+    """One call of :func:`train`: the model, optimizer, generator, pool and rollout it drives, and
+    what is on disk (``saved_at``: the iteration the checkpoint holds; ``good``: the state after
+    the last complete iteration or round, saved on a stop)."""
+
+    def __init__(self, cfg: TrainConfig, rules: Rules, run_dir: Path, data: dict[str, Any] | None, resume: bool):
+        self.cfg, self.rules, self.run_dir, self.resume = cfg, rules, run_dir, resume
+        self.ckpt_path, self.metrics_path = run_dir / CHECKPOINT_NAME, run_dir / METRICS_NAME
+        self.device = resolve_device(cfg.device)
+        torch.set_num_threads(cfg.threads)
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.model = ActorCritic(cfg.hidden, cfg.activation, cfg.critic).to(self.device)
+        if cfg.init_from and data is None:
+            _start_from(cfg, self.model)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.lr, eps=1e-5)
+        self.pool = OpponentPool(cfg.pool_size, cfg.hidden, cfg.activation, self.device)
+        self.rollout = _make_rollout(cfg, self.rules, self.device, self.rng)
+        self.iteration, self.global_step, self.history = 0, 0, []
+        self.imitation_round, self.labels = 0, Labels.empty(cfg.critic == "perfect")
+        if data is not None:
+            self._restore(data)
+        else:
+            import yaml
+
+            write_atomic(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False), what="config")
+        self._open_metrics()
+        self.saved_at = self.iteration if resume else None
+        self.good: dict[str, Any] | None = None
+        self.last_eval = self.history[-1] if self.history else {}
+        self.done_here = self.rounds_here = 0  # imitation rounds and iterations run by this call
+        self.bar = None
+
+    def _restore(self, data: dict[str, Any]) -> None:
         try:
-            model.load_state_dict(data["model"])
-            optimizer.load_state_dict(data["optimizer"])
-            rng.bit_generator.state = data["np_rng"]
+            self.model.load_state_dict(data["model"])
+            self.optimizer.load_state_dict(data["optimizer"])
+            self.rng.bit_generator.state = data["np_rng"]
             torch.set_rng_state(data["torch_rng"])
-            pool.load_state_dict(data["pool"])
-            rollout.load_state(as_arrays(data["rollout"]))
-            iteration, global_step = data["iteration"], int(data["global_step"])
-            history = list(data.get("history", []))
-            imitation_round = int(data.get("imitation_round", 0))
-            if imitation_round < cfg.imitation_rounds and data.get("imitation_labels", 0):
-                labels = Labels.from_dict(load_labels(run_dir / LABELS_NAME, int(data["imitation_labels"])))
+            self.pool.load_state_dict(data["pool"])
+            self.rollout.load_state(as_arrays(data["rollout"]))
+            self.iteration, self.global_step = data["iteration"], int(data["global_step"])
+            self.history = list(data.get("history", []))
+            self.imitation_round = int(data.get("imitation_round", 0))
+            if self.imitation_round < self.cfg.imitation_rounds and data.get("imitation_labels", 0):
+                rows = int(data["imitation_labels"])
+                self.labels = Labels.from_dict(load_labels(self.run_dir / LABELS_NAME, rows))
         except (AttributeError, IndexError, KeyError, RuntimeError, ValueError, TypeError) as exc:
-            raise CheckpointError(f"{ckpt_path} does not fit this configuration: {type(exc).__name__}: {exc}") from None
-    else:
-        import yaml
+            raise CheckpointError(f"{self.ckpt_path} does not fit this configuration: "
+                                  f"{type(exc).__name__}: {exc}") from None
 
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    def _open_metrics(self) -> None:
+        if self.resume:
+            _trim_metrics(self.metrics_path, self.iteration, self.imitation_round)
+        elif self.metrics_path.exists():
+            self.metrics_path.unlink()
+        self.writer = _open_writer(self.run_dir, self.cfg.tensorboard, self.global_step + 1 if self.resume else None)
 
-    if resume:
-        _trim_metrics(metrics_path, iteration, imitation_round)
-    elif metrics_path.exists():
-        metrics_path.unlink()
-    writer = _open_writer(run_dir, cfg.tensorboard, global_step + 1 if resume else None)
-
-    def state() -> dict[str, Any]:
+    def state(self) -> dict[str, Any]:
         """Everything the next iteration reads, copied (the live tensors keep changing)."""
         return {
-            "config": cfg.to_dict(), "rules": rules.to_dict(), "seed": cfg.seed, "iteration": iteration,
-            "global_step": global_step, "model": _clone(model.state_dict()),
-            "optimizer": _clone(optimizer.state_dict()), "np_rng": rng.bit_generator.state,
-            "torch_rng": torch.get_rng_state(), "pool": pool.state_dict(), "rollout": as_tensors(rollout.state()),
-            "history": list(history), "imitation_round": imitation_round, "imitation_labels": len(labels),
+            "config": self.cfg.to_dict(), "rules": self.rules.to_dict(), "seed": self.cfg.seed,
+            "iteration": self.iteration, "global_step": self.global_step, "model": _clone(self.model.state_dict()),
+            "optimizer": _clone(self.optimizer.state_dict()), "np_rng": self.rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(), "pool": self.pool.state_dict(),
+            "rollout": as_tensors(self.rollout.state()), "history": list(self.history),
+            "imitation_round": self.imitation_round, "imitation_labels": len(self.labels),
         }
 
-    saved_at = iteration if resume else None  # the iteration the checkpoint on disk holds
-    good: dict[str, Any] | None = None  # the state after the last complete iteration
+    def save(self, snapshot: dict[str, Any]) -> None:
+        save_checkpoint(self.ckpt_path, snapshot)
+        self.saved_at = snapshot["iteration"]
 
-    def save(snapshot: dict[str, Any]) -> None:
-        nonlocal saved_at
-        save_checkpoint(ckpt_path, snapshot)
-        saved_at = snapshot["iteration"]
+    def save_good(self) -> None:
+        if self.good is not None and self.good["iteration"] != self.saved_at:
+            self.save(self.good)
 
-    def save_good() -> None:
-        if good is not None and good["iteration"] != saved_at:
-            save(good)
-
-    def write_metrics(record: dict[str, Any], step: int) -> None:
-        with metrics_path.open("a") as f:
+    def write_metrics(self, record: dict[str, Any], step: int) -> None:
+        with self.metrics_path.open("a") as f:
             f.write(json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v)
                                 for k, v in record.items()}) + "\n")
-        if writer is not None:
+        if self.writer is not None:
             for k, v in record.items():
                 if k not in ("iteration", "global_step", "imitation_round") \
                         and not (isinstance(v, float) and math.isnan(v)):
-                    writer.add_scalar(k, v, step)
+                    self.writer.add_scalar(k, v, step)
 
-    def stop_if_not_finite(stats: dict[str, float], step: str, unit: str, advice: str) -> None:
+    def stop_if_not_finite(self, stats: dict[str, float], step: str, unit: str, advice: str) -> None:
         """Stop with :class:`TrainingError` when a loss or a weight is not finite, after saving the
         last good state (NaN weights must not reach the checkpoint)."""
-        bad = _not_finite(stats, model)
+        bad = _not_finite(stats, self.model)
         if not bad:
             return
-        save_good()
-        at = f", iteration {saved_at}," if unit == "iteration" else ""  # read after save_good, which moves it
-        kept = f"the last good checkpoint{at} is {ckpt_path}" if saved_at is not None else f"no {unit} was checkpointed"
+        self.save_good()
+        at = f", iteration {self.saved_at}," if unit == "iteration" else ""  # read after save_good, which moves it
+        kept = (f"the last good checkpoint{at} is {self.ckpt_path}" if self.saved_at is not None
+                else f"no {unit} was checkpointed")
         raise TrainingError(f"{step}: not finite: {', '.join(bad)}; training stopped and {kept}. "
                             f"Start a new run with {advice}")
 
-    def run_evaluation(stats: dict[str, float]) -> None:
-        nonlocal last_eval
+    def run_evaluation(self, stats: dict[str, float]) -> None:
         from imperiale_agents.neural import PolicyAgent
 
         te = time.perf_counter()
-        result = evaluate(PolicyAgent(model.actor, greedy=True, device=device), rules, cfg.eval_opponents,
-                          groups=cfg.eval_groups, seed=cfg.eval_seed, single_deal=cfg.eval_single_deal)
-        last_eval = {"iteration": iteration, "global_step": global_step, **_eval_summary(result)}
-        if iteration == 0:
-            last_eval["imitation_round"] = imitation_round
-        history.append(last_eval)
+        cfg = self.cfg
+        result = evaluate(PolicyAgent(self.model.actor, greedy=True, device=self.device), self.rules,
+                          cfg.eval_opponents, groups=cfg.eval_groups, seed=cfg.eval_seed,
+                          single_deal=cfg.eval_single_deal)
+        self.last_eval = {"iteration": self.iteration, "global_step": self.global_step, **_eval_summary(result)}
+        if self.iteration == 0:
+            self.last_eval["imitation_round"] = self.imitation_round
+        self.history.append(self.last_eval)
         stats.update(_eval_summary(result))
         stats["perf/eval_s"] = time.perf_counter() - te
 
-    bar = None
-    last_eval = history[-1] if history else {}
-    done_here = 0  # imitation rounds and iterations run by this call (what stop_after counts)
-    rounds_here = 0
-    start = time.perf_counter()
-    search_pool = None
-    try:
+    def go(self, stop_after: int | None) -> dict[str, Any]:
+        """Imitation rounds, then PPO iterations; a stop checkpoints the last complete one."""
+        start = time.perf_counter()
+        try:
+            self.imitate(stop_after)
+            self.optimise(stop_after)
+        except KeyboardInterrupt:
+            self.save_good()
+            raise TrainingInterrupted(self.run_dir, self.saved_at,
+                                      self.ckpt_path if self.saved_at is not None else None) from None
+        except ClusterError as exc:
+            self.save_good()  # the rollout workers were lost between iterations: keep the last one, resumable
+            raise ClusterError(f"{exc}; {self.resume_line()}") from None
+        finally:
+            self.close()
+        return self.result(time.perf_counter() - start)
+
+    def resume_line(self) -> str:
+        if self.saved_at is None:
+            return "no iteration was checkpointed (start the run again)"
+        return (f"iteration {self.saved_at} is saved in {self.ckpt_path}; resume with: "
+                f"imperiale train --resume run_dir={shlex.quote(str(self.run_dir))}")
+
+    def imitate(self, stop_after: int | None) -> None:
+        cfg = self.cfg
+        if self.imitation_round >= cfg.imitation_rounds:
+            return
         infer = None
-        if imitation_round < cfg.imitation_rounds:
-            search_pool = SearchPool(worker_count(cfg.imitation_workers))
-            if cfg.imitation_infer:
-                from imperiale_agents.base import make_agent
+        if cfg.imitation_infer:
+            from imperiale_agents.base import make_agent
 
-                infer = make_agent("champion", rules)
-        while imitation_round < cfg.imitation_rounds:
-            if stop_after is not None and done_here >= stop_after:
-                break
-            optimizer.param_groups[0]["lr"] = cfg.imitation_lr
-            t0 = time.perf_counter()
-            round_bar = None
-            if cfg.progress:
-                from tqdm import tqdm
-
-                round_bar = tqdm(total=cfg.imitation_games, unit="deal", dynamic_ncols=True,
-                                 desc=f"imitation {imitation_round + 1}/{cfg.imitation_rounds}: pimc labels")
-            try:
-                new = label_deals(rules, cfg.imitation_games, rng, search_pool, samples=cfg.imitation_samples,
-                                  single_deal=cfg.single_deal, perfect=cfg.critic == "perfect",
-                                  reward_scale=cfg.reward_scale, infer=infer, bar=round_bar)
-            finally:
-                if round_bar is not None:
-                    round_bar.close()
-            t1 = time.perf_counter()
-            grown = labels.concat(new)
-            save_labels(run_dir / LABELS_NAME, grown.to_dict())
-            stats = imitation_update(model, optimizer, grown, cfg, rng, device)
-            t2 = time.perf_counter()
-            stop_if_not_finite(stats, f"imitation round {imitation_round + 1}", "round", "a smaller imitation_lr=")
-            labels = grown
-            imitation_round += 1
-            done_here += 1
-            rounds_here += 1
-            stats["perf/label_s"] = t1 - t0
-            stats["perf/imitation_update_s"] = t2 - t1
-            stats["imitation/new_labels"] = float(len(new))
-            if cfg.eval_every:  # every round: a round is minutes of search, an evaluation far less
-                run_evaluation(stats)
-            write_metrics({"iteration": 0, "imitation_round": imitation_round, "global_step": 0, **stats},
-                          imitation_round)
-            good = state()
-            save(good)  # every round: a round is minutes of search
-            if imitation_round == cfg.imitation_rounds:  # the imitated policy, kept to compare with the end
-                save_checkpoint(run_dir / IMITATED_NAME, good)
-        if search_pool is not None:
-            search_pool.close()
-        if cfg.imitation_rounds and iteration == 0 and imitation_round == cfg.imitation_rounds:
+            infer = make_agent("champion", self.rules)
+        with _closing(SearchPool(worker_count(cfg.imitation_workers))) as search_pool:
+            while self.imitation_round < cfg.imitation_rounds:
+                if stop_after is not None and self.done_here >= stop_after:
+                    break
+                self.imitation_step(search_pool, infer)
+        if cfg.imitation_rounds and self.iteration == 0 and self.imitation_round == cfg.imitation_rounds:
             # PPO starts from the imitated weights with fresh moments: the imitation's are of another loss.
-            optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
-        if cfg.progress and iteration < cfg.iterations and (stop_after is None or done_here < stop_after):
+            self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.lr, eps=1e-5)
+
+    def imitation_step(self, search_pool: SearchPool, infer) -> None:
+        cfg = self.cfg
+        self.optimizer.param_groups[0]["lr"] = cfg.imitation_lr
+        t0 = time.perf_counter()
+        new = self.label_round(search_pool, infer)
+        t1 = time.perf_counter()
+        grown = self.labels.concat(new)
+        save_labels(self.run_dir / LABELS_NAME, grown.to_dict())
+        stats = imitation_update(self.model, self.optimizer, grown, cfg, self.rng, self.device)
+        t2 = time.perf_counter()
+        self.stop_if_not_finite(stats, f"imitation round {self.imitation_round + 1}", "round",
+                                "a smaller imitation_lr=")
+        self.labels = grown
+        self.imitation_round += 1
+        self.done_here += 1
+        self.rounds_here += 1
+        stats.update({"perf/label_s": t1 - t0, "perf/imitation_update_s": t2 - t1,
+                      "imitation/new_labels": float(len(new))})
+        if cfg.eval_every:  # every round: a round is minutes of search, an evaluation far less
+            self.run_evaluation(stats)
+        self.write_metrics({"iteration": 0, "imitation_round": self.imitation_round, "global_step": 0, **stats},
+                           self.imitation_round)
+        self.good = self.state()
+        self.save(self.good)  # every round: a round is minutes of search
+        if self.imitation_round == cfg.imitation_rounds:  # the imitated policy, kept to compare with the end
+            save_checkpoint(self.run_dir / IMITATED_NAME, self.good)
+
+    def label_round(self, search_pool: SearchPool, infer) -> Labels:
+        cfg = self.cfg
+        round_bar = None
+        if cfg.progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=cfg.iterations, initial=iteration, unit="it", desc="train", dynamic_ncols=True)
-        while iteration < cfg.iterations:
-            if stop_after is not None and done_here >= stop_after:
-                break
-            if cfg.anneal_lr:
-                optimizer.param_groups[0]["lr"] = cfg.lr * (1.0 - iteration / cfg.iterations)
-            t0 = time.perf_counter()
-            batch, stats = rollout.collect(model, pool, rng)
-            t1 = time.perf_counter()
-            stats.update(ppo_update(model, optimizer, batch, cfg, rng))
-            t2 = time.perf_counter()
-            stop_if_not_finite(stats, f"iteration {iteration + 1}", "iteration", "a smaller lr= or max_grad_norm=")
-            iteration += 1
-            done_here += 1
-            global_step += cfg.batch_size
-            if iteration % cfg.pool_every == 0:
-                pool.add(model.actor, iteration)
-                rollout.refresh_pool(pool)
-            stats["perf/steps_per_s"] = cfg.batch_size / (t2 - t0)
-            stats["perf/collect_steps_per_s"] = cfg.batch_size / (t1 - t0)
-            stats["perf/update_s"] = t2 - t1
-            stats["train/lr"] = optimizer.param_groups[0]["lr"]
-            stats["train/pool_size"] = float(len(pool))
-            final = iteration == cfg.iterations
-            if final:
-                save(state())  # the trained policy is on disk before the final evaluation starts
-            if (cfg.eval_every and iteration % cfg.eval_every == 0) or final:
-                run_evaluation(stats)
-            write_metrics({"iteration": iteration, "global_step": global_step, **stats}, global_step)
-            if bar is not None:
-                post = {"sps": f"{stats['perf/steps_per_s']:.0f}", "ent": f"{stats['loss/entropy']:.2f}"}
-                for opp in cfg.eval_opponents:
-                    key = f"eval/win_rate_{opp.replace(':', '_')}"
-                    if key in last_eval:
-                        post[f"vs_{opp[:5]}"] = f"{100 * last_eval[key]:.0f}%"
-                bar.set_postfix(post, refresh=False)
-                bar.update(1)
-            good = state()
-            if (cfg.checkpoint_every and iteration % cfg.checkpoint_every == 0) or final:
-                save(good)
-    except KeyboardInterrupt:
-        save_good()
-        raise TrainingInterrupted(run_dir, saved_at, ckpt_path if saved_at is not None else None) from None
-    except ClusterError:
-        save_good()  # the rollout workers were lost between iterations: keep the last one, resumable
-        raise
-    finally:
-        if search_pool is not None:
-            search_pool.close()
-        rollout.close()
-        if bar is not None:
-            bar.close()
-        if writer is not None:
-            writer.close()
-    outputs = {"checkpoint": ckpt_path, "metrics": metrics_path}
-    if writer is not None:
-        outputs["tensorboard"] = run_dir / "tb"
-    if cfg.plot and iteration == cfg.iterations and done_here:
+            round_bar = tqdm(total=cfg.imitation_games, unit="deal", dynamic_ncols=True,
+                             desc=f"imitation {self.imitation_round + 1}/{cfg.imitation_rounds}: pimc labels")
         try:
-            from imperiale_train.plot import plot_learning_curve
+            return label_deals(self.rules, cfg.imitation_games, self.rng, search_pool,
+                               samples=cfg.imitation_samples, single_deal=cfg.single_deal,
+                               perfect=cfg.critic == "perfect", reward_scale=cfg.reward_scale, infer=infer,
+                               bar=round_bar)
+        finally:
+            if round_bar is not None:
+                round_bar.close()
 
-            outputs["plot"] = plot_learning_curve(run_dir)
-        except ImportError:
-            pass
-    return {"checkpoint": str(ckpt_path), "iteration": iteration, "global_step": global_step,
-            "iterations_run": done_here - rounds_here, "imitation_rounds_run": rounds_here, "eval": last_eval,
-            "history": history, "seconds": time.perf_counter() - start, "outputs": outputs}
+    def optimise(self, stop_after: int | None) -> None:
+        cfg = self.cfg
+        if cfg.progress and self.iteration < cfg.iterations and (stop_after is None or self.done_here < stop_after):
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=cfg.iterations, initial=self.iteration, unit="it", desc="train",
+                            dynamic_ncols=True)
+        while self.iteration < cfg.iterations:
+            if stop_after is not None and self.done_here >= stop_after:
+                break
+            self.ppo_step()
+
+    def ppo_step(self) -> None:
+        cfg = self.cfg
+        if cfg.anneal_lr:
+            self.optimizer.param_groups[0]["lr"] = cfg.lr * (1.0 - self.iteration / cfg.iterations)
+        t0 = time.perf_counter()
+        batch, stats = self.rollout.collect(self.model, self.pool, self.rng)
+        t1 = time.perf_counter()
+        stats.update(ppo_update(self.model, self.optimizer, batch, cfg, self.rng))
+        t2 = time.perf_counter()
+        self.stop_if_not_finite(stats, f"iteration {self.iteration + 1}", "iteration",
+                                "a smaller lr= or max_grad_norm=")
+        self.iteration += 1
+        self.done_here += 1
+        self.global_step += cfg.batch_size
+        if self.iteration % cfg.pool_every == 0:
+            self.pool.add(self.model.actor, self.iteration)
+            self.rollout.refresh_pool(self.pool)
+        stats.update({"perf/steps_per_s": cfg.batch_size / (t2 - t0), "perf/collect_steps_per_s":
+                      cfg.batch_size / (t1 - t0), "perf/update_s": t2 - t1,
+                      "train/lr": self.optimizer.param_groups[0]["lr"], "train/pool_size": float(len(self.pool))})
+        final = self.iteration == cfg.iterations
+        if final:
+            self.save(self.state())  # the trained policy is on disk before the final evaluation starts
+        if (cfg.eval_every and self.iteration % cfg.eval_every == 0) or final:
+            self.run_evaluation(stats)
+        self.write_metrics({"iteration": self.iteration, "global_step": self.global_step, **stats}, self.global_step)
+        self.show_progress(stats)
+        self.good = self.state()
+        if (cfg.checkpoint_every and self.iteration % cfg.checkpoint_every == 0) or final:
+            self.save(self.good)
+
+    def show_progress(self, stats: dict[str, float]) -> None:
+        if self.bar is None:
+            return
+        post = {"sps": f"{stats['perf/steps_per_s']:.0f}", "ent": f"{stats['loss/entropy']:.2f}"}
+        for opp in self.cfg.eval_opponents:
+            key = f"eval/win_rate_{opp.replace(':', '_')}"
+            if key in self.last_eval:
+                post[f"vs_{opp[:5]}"] = f"{100 * self.last_eval[key]:.0f}%"
+        self.bar.set_postfix(post, refresh=False)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.rollout.close()
+        if self.bar is not None:
+            self.bar.close()
+        if self.writer is not None:
+            self.writer.close()
+
+    def result(self, seconds: float) -> dict[str, Any]:
+        outputs = {"checkpoint": self.ckpt_path, "metrics": self.metrics_path}
+        if self.writer is not None:
+            outputs["tensorboard"] = self.run_dir / "tb"
+        if self.cfg.plot and self.iteration == self.cfg.iterations and self.done_here:
+            try:
+                from imperiale_train.plot import plot_learning_curve
+
+                outputs["plot"] = plot_learning_curve(self.run_dir)
+            except ImportError:
+                pass
+        return {"checkpoint": str(self.ckpt_path), "iteration": self.iteration, "global_step": self.global_step,
+                "iterations_run": self.done_here - self.rounds_here, "imitation_rounds_run": self.rounds_here,
+                "eval": self.last_eval, "history": self.history, "seconds": seconds, "outputs": outputs}
+
+
+def _make_rollout(cfg: TrainConfig, rules: Rules, device: torch.device, rng: np.random.Generator):
+    if cfg.rollout_workers:
+        from imperiale_train.ray_rollout import RayRollout
+
+        return RayRollout(cfg, rules, device)
+    return SelfPlayRollout(cfg, rules, device, rng)
+
+
+@contextlib.contextmanager
+def _closing(search_pool: SearchPool) -> Iterator[SearchPool]:
+    try:
+        yield search_pool
+    finally:
+        search_pool.close()

@@ -1,0 +1,91 @@
+"""What keeps a run directory whole: one training process at a time, and SIGTERM/SIGHUP as Ctrl-C.
+
+A second ``imperiale train`` (or a ``--resume``) on a run directory that a live process trains in
+would write into the same checkpoint and metrics; :class:`RunLock` refuses it, naming the pid of
+the process that holds the run.  The lock is a file ``train.lock`` holding that pid, created with
+``O_EXCL``; a lock left by a process that died (``kill -9``, a crash) names a pid that is no longer
+alive and is taken over.
+
+A batch scheduler ends a job with SIGTERM and a closed terminal sends SIGHUP:
+:func:`signals_as_interrupt` turns both into ``KeyboardInterrupt`` while training runs, so the
+last complete iteration is checkpointed and the resume command printed, exactly as for Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from imperiale_train.config import ConfigError
+
+LOCK_NAME = "train.lock"
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+class RunLock:
+    """``train.lock`` in ``run_dir`` while this process trains there (a context manager)."""
+
+    def __init__(self, run_dir: Path):
+        self.path = Path(run_dir) / LOCK_NAME
+
+    def __enter__(self) -> RunLock:
+        for _ in range(2):  # the second try follows the removal of a dead process's lock
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                self._take_over_or_refuse()
+                continue
+            with os.fdopen(fd, "w") as f:
+                f.write(f"{os.getpid()}\n")
+            return self
+        raise ConfigError(f"cannot take the lock {self.path}: another process keeps creating it")
+
+    def __exit__(self, *exc: object) -> None:
+        if self._holder() == os.getpid():
+            self.path.unlink(missing_ok=True)
+
+    def _holder(self) -> int | None:
+        try:
+            return int(self.path.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def _take_over_or_refuse(self) -> None:
+        pid = self._holder()
+        if pid is not None and pid != os.getpid() and _alive(pid):
+            raise ConfigError(f"the run in {self.path.parent} is being trained by process {pid} (lock {self.path}); "
+                              "wait for it to end, or stop it (Ctrl-C or kill " f"{pid}) and then --resume")
+        self.path.unlink(missing_ok=True)  # a stale lock: its process is gone
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+@contextlib.contextmanager
+def signals_as_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise ``KeyboardInterrupt`` inside the block (main thread only: Python
+    delivers signals there), the earlier handlers restored after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    earlier = {sig: signal.signal(sig, _interrupt) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in earlier.items():
+            signal.signal(sig, handler)
