@@ -7,8 +7,8 @@ measured here, in OpenSpiel states, against any agent spec that acts from our ob
     python -m imperiale_agents.ismcts --simulations 100 --opponent pimc:16 --deals 100 --seed 2040
 
 Duplicate deals, as the ladder: each pair of deals has the same cards, the seats swapped.  The
-figure is ISMCTS's deal win rate (Wilson 95% interval over the pairs' mean), its mean margin in
-impériales a deal and its milliseconds a decision.
+figure is ISMCTS's deal win rate (a tie counts half; Wilson 95% interval over the deals), its mean
+margin in impériales a deal (normal 95% interval) and its milliseconds a decision.
 """
 
 from __future__ import annotations
