@@ -165,8 +165,8 @@ def _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, honours, hi
 def _legal(k, hand, led, win, first) -> np.uint64:
     """The cards of ``hand`` that may be played (the shared rule kernel, the rules read by name)."""
     r = k.rules[0]
-    return legal_plays(hand, led, win, k.cfg[_TRUMP], first, r.must_beat != 0, r.must_trump != 0,
-                       r.overtrump != 0, r.first_lead_trump != 0)
+    return legal_plays(hand, led, win, k.cfg[_TRUMP], first, r["must_beat"] != 0, r["must_trump"] != 0,
+                       r["overtrump"] != 0, r["first_lead_trump"] != 0)
 
 
 @njit(cache=True, _nrt=False)

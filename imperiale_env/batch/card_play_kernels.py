@@ -37,8 +37,8 @@ def action_bits(lo: int, hi: int, kind: np.ndarray, current_player: np.ndarray, 
 
     ``r``: the rules (:func:`~imperiale_env.core.rules.rule_record`); the play reads must beat,
     must trump, overtrump and first lead in trumps (as :func:`.trick_rules.legal_plays` does)."""
-    must_beat, must_trump = r[0].must_beat != 0, r[0].must_trump != 0
-    overtrump, first_lead_trump = r[0].overtrump != 0, r[0].first_lead_trump != 0
+    must_beat, must_trump = r[0]["must_beat"] != 0, r[0]["must_trump"] != 0
+    overtrump, first_lead_trump = r[0]["overtrump"] != 0, r[0]["first_lead_trump"] != 0
     for i in range(lo, hi):
         k = kind[i]
         if k == PLAY:

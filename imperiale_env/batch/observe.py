@@ -18,7 +18,7 @@ from imperiale_env.batch.observe_kernels import (
 )
 from imperiale_env.batch.state import BatchState
 from imperiale_env.batch.tables import Tables
-from imperiale_env.core.observation import OBS_SIZE, OFFSETS
+from imperiale_env.core.observation import OBS_SIZE, OFFSETS, SCALES
 
 #: Where each block starts, in the order the kernel reads them.
 BLOCK_STARTS = np.array([OFFSETS[name].start for name in OFFSET_NAMES], dtype=np.int64)
@@ -61,5 +61,6 @@ def observe(
         raise ValueError(f"observe(): out must be a writeable float32 array of shape {(n, OBS_SIZE)}, got {got}")
     kernel, span = (encode, (0, n)) if threads == 1 else (encode_threaded, (threads,))
     seen = SeenState(*(getattr(s, name) for name in SEEN_FIELDS))
-    kernel(*span, out, gi, seats, seen, SeenTables(BLOCK_STARTS, t.arrays.rules, t.is_turned_stage, t.item_mask))
+    tables = SeenTables(BLOCK_STARTS, t.arrays.rules, SCALES, t.is_turned_stage, t.item_mask)
+    kernel(*span, out, gi, seats, seen, tables)
     return out

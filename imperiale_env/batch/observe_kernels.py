@@ -39,7 +39,6 @@ OFFSET_NAMES = ("hand", "played", "trick", "revealed", "turned", "trump", "voids
 _CARDS = 36
 _SEATS = 3
 _CB_ITEM = 0
-_POINTS_PER_IMPERIALE = 24
 #: ``_BYTE_FLOATS[b, j]`` is bit ``j`` of the byte ``b`` as a float32 (8 KiB: it stays in the L1 cache).
 _BYTE_FLOATS = np.array([[(b >> j) & 1 for j in range(8)] for b in range(256)], dtype=np.float32)
 
@@ -82,8 +81,9 @@ SEEN_FIELDS = ("kind", "current_player", "dealer", "leader", "trump", "turned", 
                "point_answered", "point_count", "point_value", "imperiales", "points", "tricks")
 SeenState = namedtuple("SeenState", SEEN_FIELDS)
 #: What the encoder reads of the batch's tables: the block starts (:data:`OFFSET_NAMES` order), the
-#: rules record (the target scales the impériales), the turned-card stages and the item cards.
-SeenTables = namedtuple("SeenTables", ["offsets", "rules", "is_turned_stage", "item_mask"])
+#: rules record (the target scales the impériales), the other scales
+#: (:data:`~imperiale_env.core.observation.SCALES`), the turned-card stages and the item cards.
+SeenTables = namedtuple("SeenTables", ["offsets", "rules", "scales", "is_turned_stage", "item_mask"])
 
 
 @njit(cache=True)
@@ -97,7 +97,10 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
      dealt, trick_cards, voids, pending, point_suit, point_answered, point_count, point_value, imperiales, points,
      tricks) = s
     offsets, is_turned_stage, item_mask = t.offsets, t.is_turned_stage, t.item_mask
-    target = t.rules[0].target_imperiales
+    target = t.rules[0]["target_imperiales"]
+    scale = t.scales[0]
+    by_count, by_value = scale["point_count"], scale["point_value"]
+    by_points, by_tricks = scale["points"], scale["tricks"]
     (o_hand, o_played, o_trick, o_revealed, o_turned, o_trump, o_voids, o_phase, o_question_kind,
      o_question_cards, o_point, o_imperiales, o_points, o_tricks, o_dealer, o_leader, o_progress) = (
         offsets[0], offsets[1], offsets[2], offsets[3], offsets[4], offsets[5], offsets[6], offsets[7], offsets[8],
@@ -123,11 +126,11 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
                 at = o_point + 4 * s
                 _put(out, r, at, 1.0 if declared else 0.0)
                 _put(out, r, at + 1, 1.0 if point_answered[i, seat] and not declared else 0.0)
-                _put(out, r, at + 2, point_count[i, seat] / 12.0)
-                _put(out, r, at + 3, point_value[i, seat] / 120.0)
+                _put(out, r, at + 2, point_count[i, seat] / by_count)
+                _put(out, r, at + 3, point_value[i, seat] / by_value)
                 _put(out, r, o_imperiales + s, min(imperiales[i, seat] / target, 1.0))
-                _put(out, r, o_points + s, min(points[i, seat] / _POINTS_PER_IMPERIALE, 1.0))
-                _put(out, r, o_tricks + s, min(tricks[i, seat] / 12.0, 1.0))
+                _put(out, r, o_points + s, min(points[i, seat] / by_points, 1.0))
+                _put(out, r, o_tricks + s, min(tricks[i, seat] / by_tricks, 1.0))
             else:
                 _cards(out, r, o_played + _CARDS * s, ZERO)
                 _cards(out, r, o_trick + _CARDS * s, ZERO)
@@ -157,7 +160,7 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
         _cards(out, r, o_question_cards, question_cards)
         _bits(out, r, o_dealer, 3, 1 << _seat(dealer[i] - cur + P, P))
         _bits(out, r, o_leader, 3, 1 << _seat(leader[i] - cur + P, P) if trick_len[i] > 0 else 0)
-        _put(out, r, o_progress, tricks_played[i] / 12.0)
+        _put(out, r, o_progress, tricks_played[i] / by_tricks)
         _put(out, r, o_progress + 1, 1.0 if P == 3 else 0.0)
 
 

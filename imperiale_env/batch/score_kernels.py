@@ -28,9 +28,9 @@ from imperiale_env.kernels.mask_ops import ONE, SUIT_MASK, ZERO, card_count
 # Event codes: imperiale_env.core.events.EVENT_KINDS in order.
 (E_TURNED_HONOUR, E_CARTE_BLANCHE, E_QUART_MAJOR, E_FOUR_OF_A_KIND, E_TURNED_IMPERIALE, E_POINT, E_HONOURS,
  E_FALLEN_IMPERIALE, E_TRICKS, E_CAPOT, E_WIPE, E_IMPERIALE, E_GAME_OVER) = range(13)
-#: ``r.fallen_imperiale``: the fallen impériale rule (rules.FALLEN_IMPERIALES in order).
+#: ``r["fallen_imperiale"]``: the fallen impériale rule (rules.FALLEN_IMPERIALES in order).
 FALLEN_OFF, FALLEN_TRICKS, FALLEN_TOMBEE, FALLEN_CAPTURE = range(4)
-#: ``r.point_tie``: rules.POINT_TIES in order.
+#: ``r["point_tie"]``: rules.POINT_TIES in order.
 POINT_PRIORITY, POINT_SPLIT = range(2)
 POINTS_PER_IMPERIALE = 24
 # Item slots (imperiale_env.batch.tables): carte blanche, quarts major 1-4, sequences 5-8, fours from 9.
@@ -101,11 +101,11 @@ def gain(c: Scores, r: Any, eb: np.ndarray, en: np.ndarray, i: int, p: int, k: i
             if q == p:
                 continue
             had = c.points[i, q]
-            keep = min(had, r.turned_honour_points) if shield and q == c.dealer[i] else 0
+            keep = min(had, r["turned_honour_points"]) if shield and q == c.dealer[i] else 0
             if had > keep:
                 log(c, eb, en, i, E_WIPE, q, had - keep)
                 c.points[i, q] = keep
-    if c.imperiales[i, p] >= r.target_imperiales:
+    if c.imperiales[i, p] >= r["target_imperiales"]:
         c.over[i] = True
         c.winner[i] = p
         log(c, eb, en, i, E_GAME_OVER, p, 0)
@@ -117,7 +117,7 @@ def score_imperiales(c: Scores, r: Any, eb: np.ndarray, en: np.ndarray, i: int, 
     """An impériale-valued event: a gain, or 24 points an impériale with ``imperiales_as_points``."""
     if c.over[i]:
         return
-    if r.imperiales_as_points:
+    if r["imperiales_as_points"]:
         award(c, r, eb, en, i, p, POINTS_PER_IMPERIALE * value, kind, protect)
         return
     log(c, eb, en, i, kind, p, value)
@@ -131,13 +131,13 @@ def score_item(c: Scores, r: Any, eb: np.ndarray, en: np.ndarray, i: int, p: int
     if c.over[i]:
         return
     if j == CB_ITEM:
-        if r.carte_blanche_points:
-            award(c, r, eb, en, i, p, r.carte_blanche_points, E_CARTE_BLANCHE, protect)
+        if r["carte_blanche_points"]:
+            award(c, r, eb, en, i, p, r["carte_blanche_points"], E_CARTE_BLANCHE, protect)
             return
-        log(c, eb, en, i, E_CARTE_BLANCHE, p, r.carte_blanche_imperiales)
-        gain(c, r, eb, en, i, p, r.carte_blanche_imperiales, wipe, protect)
+        log(c, eb, en, i, E_CARTE_BLANCHE, p, r["carte_blanche_imperiales"])
+        gain(c, r, eb, en, i, p, r["carte_blanche_imperiales"], wipe, protect)
         return
-    value = r.trump_quart_imperiales if j < FIRST_SEQUENCE_ITEM and c.trump[i] == j - 1 else 1
+    value = r["trump_quart_imperiales"] if j < FIRST_SEQUENCE_ITEM and c.trump[i] == j - 1 else 1
     kind = E_FOUR_OF_A_KIND if j >= FIRST_FOUR_ITEM else E_QUART_MAJOR
     score_imperiales(c, r, eb, en, i, p, value, kind, wipe, protect)
 
@@ -175,13 +175,13 @@ def score_compared(c: Scores, shown: np.ndarray, r: Any, eb: np.ndarray, en: np.
     likewise the fours; no wipes if every player showed something in hand."""
     P = shown.shape[1]
     wipe = True
-    if r.mutual_show_no_wipe:
+    if r["mutual_show_no_wipe"]:
         wipe = False
         for q in range(P):
             if shown[i, q] == 0:
                 wipe = True
     score_carte_blanche(c, shown, r, eb, en, i, wipe)
-    fours = card_count(np.uint64(r.four_ranks))
+    fours = card_count(np.uint64(r["four_ranks"]))
     for first, last in ((1, FIRST_FOUR_ITEM), (FIRST_FOUR_ITEM, FIRST_FOUR_ITEM + fours)):
         if c.over[i]:
             return
@@ -252,8 +252,8 @@ def score_point(c: Scores, point_suit: np.ndarray, point_count: np.ndarray, poin
             leaders += 1
     if best < 0:
         return
-    split = r.point_tie == POINT_SPLIT and leaders > 1
-    points = r.point_points // 2 if split else r.point_points
+    split = r["point_tie"] == POINT_SPLIT and leaders > 1
+    points = r["point_points"] // 2 if split else r["point_points"]
     for k in range(first, P):
         p = priority_seat(c.dealer[i], k, P)
         key = point_count[i, p] * 1000 + point_value[i, p] if point_suit[i, p] >= 0 else -1
@@ -284,7 +284,7 @@ def score_fallen(c: Scores, dealt: np.ndarray, captured: np.ndarray, fallen_held
     """The fallen impériale (``fallen_imperiale``): ``fallen_want[trump]`` captured, with
     ``fallen_held[trump]`` dealt to the player; ``tombee``: the wanted cards were dealt to
     another player; ``capture``: they were not dealt to the player."""
-    mode = r.fallen_imperiale
+    mode = r["fallen_imperiale"]
     trump = c.trump[i]
     held, want = fallen_held[trump], fallen_want[trump]
     P = dealt.shape[1]

@@ -135,12 +135,12 @@ def deal_start(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.nda
     trump = turned // 9
     s.trump[i] = trump
     s.leader[i] = (dealer + 1) % P
-    if t.rules[0].turned_imperiale:
+    if t.rules[0]["turned_imperiale"]:
         s.turned_eligible[i] = turned_cards(t.turned_need, s.dealt[i, dealer], turned) != ZERO
     # Step 1: a turned honour.
-    if t.rules[0].turned_honour_points and (t.honour_mask[trump] & BIT[turned]) != ZERO:
+    if t.rules[0]["turned_honour_points"] and (t.honour_mask[trump] & BIT[turned]) != ZERO:
         s.turned_honour_scored[i] = True
-        award(c, t.rules[0], eb, en, i, dealer, t.rules[0].turned_honour_points, E_TURNED_HONOUR, False)
+        award(c, t.rules[0], eb, en, i, dealer, t.rules[0]["turned_honour_points"], E_TURNED_HONOUR, False)
 
 
 @njit(cache=True, _nrt=False)
@@ -200,7 +200,7 @@ def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarra
             shown_cb = False
             for q in range(P):
                 shown_cb = shown_cb or (s.shown[i, q] >> CB_ITEM) & 1 == 1
-            if shown_cb and r.carte_blanche_ends_deal:
+            if shown_cb and r["carte_blanche_ends_deal"]:
                 s.stage[i] = t.stage_kind.shape[0] - 1  # on to the deal's end
                 continue
         elif sk == SCORE_TURNED:
@@ -215,7 +215,7 @@ def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarra
         elif sk == SCORE_POINT:
             score_point(c, s.point_suit, s.point_count, s.point_value, s.revealed, s.dealt, r, eb, en, i)
         elif sk == HONOURS_IN_HAND:
-            score_honours(c, s.hands, t.honour_mask, r.honours_in_hand_points, r, eb, en, i)
+            score_honours(c, s.hands, t.honour_mask, r["honours_in_hand_points"], r, eb, en, i)
         elif sk == HONOURS:
             score_honours(c, s.captured, t.honour_mask, 4, r, eb, en, i)
         elif sk == FALLEN:
@@ -260,7 +260,7 @@ def apply_question(s, c: Scores, t, eb: np.ndarray, en: np.ndarray, i: int, a: i
     s.shown[i, p] |= 1 << j
     s.revealed[i, p] |= s.dealt[i, p] if j == CB_ITEM else t.item_mask[j]
     if sk == ASK_NOW:
-        score_item(c, t.rules[0], eb, en, i, p, j, True, t.rules[0].protect_turned_honour != 0)
+        score_item(c, t.rules[0], eb, en, i, p, j, True, t.rules[0]["protect_turned_honour"] != 0)
 
 
 @njit(cache=True, inline="always", _nrt=False)

@@ -32,6 +32,10 @@ The ordered history of decisions of the current deal is kept by the batched engi
 
 from __future__ import annotations
 
+import numpy as np
+
+from imperiale_env.core.events import POINTS_PER_IMPERIALE
+
 LAYOUT: tuple[tuple[str, int], ...] = (
     ("hand", 36),
     ("played", 108),
@@ -61,3 +65,12 @@ OBS_SIZE: int = _at
 
 QUESTION_KINDS: tuple[str, ...] = ("carte_blanche", "quart_major", "sequence", "four_of_a_kind", "turned_imperiale")
 PHASES: tuple[str, ...] = ("question", "point", "play")
+
+#: The divisors of the count blocks, written once for both encoders (the reference and the
+#: compiled one, which reads them by name from this record): a declared point's count and
+#: value, the points (24 make an impériale), the tricks won and played.  The impériales are
+#: divided by the rules' target.
+SCALES = np.array([(12.0, 120.0, float(POINTS_PER_IMPERIALE), 12.0)],
+                  dtype=[("point_count", np.float64), ("point_value", np.float64), ("points", np.float64),
+                         ("tricks", np.float64)])
+SCALES.flags.writeable = False

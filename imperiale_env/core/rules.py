@@ -369,10 +369,11 @@ def _validate(rules: Rules) -> None:
 
 
 #: The compiled engines' form of the rules: a numpy record, one int64 field a :class:`Rules` field
-#: (same name, same order).  Kernels read the rules by name from it (``r.target_imperiales``), so
+#: (same name, same order).  Kernels read the rules by name from it (``r["target_imperiales"]``), so
 #: a new field reaches them with no table to extend by hand; a record (not a tuple) because
 #: numba's threaded loops take arrays, and its dtype is part of the compiled code's type, so a
-#: changed schema can never meet a stale cache.
+#: changed schema can never meet a stale cache.  A plain ndarray, not a recarray: numba's
+#: dispatch types a subclass the slow way, at every call.
 RULE_DTYPE = np.dtype([(f.name, np.int64) for f in fields(Rules)])
 
 
@@ -382,7 +383,7 @@ def rule_record(rules: Rules) -> np.ndarray:
     trick-order ranks (bit :func:`rank_index`; ``low`` resolved for the players)."""
     record = np.array([tuple(_field_number(rules, f.name) for f in fields(rules))], dtype=RULE_DTYPE)
     record.flags.writeable = False
-    return record.view(np.recarray)  # by name in plain Python too (NUMBA_DISABLE_JIT)
+    return record
 
 
 def _field_number(rules: Rules, name: str) -> int:

@@ -17,12 +17,11 @@ import numpy as np
 
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS, suit_of
-from imperiale_env.core.events import POINTS_PER_IMPERIALE
-from imperiale_env.core.observation import OBS_SIZE, OFFSETS, PHASES, QUESTION_KINDS
+from imperiale_env.core.observation import OBS_SIZE, OFFSETS, PHASES, QUESTION_KINDS, SCALES
 from imperiale_env.reference.game import Game
 
 MAX_SEATS = 3
-TRICKS = 12
+_SCALE = SCALES[0]
 
 
 def observe(game: Game, seat: int) -> np.ndarray:
@@ -73,19 +72,19 @@ def observe(game: Game, seat: int) -> np.ndarray:
         declared = s.declared_points[p]
         if declared is not None:
             _, count, value = declared
-            out[at : at + 4] = (1.0, 0.0, count / 12.0, value / 120.0)
+            out[at : at + 4] = (1.0, 0.0, count / _SCALE["point_count"], value / _SCALE["point_value"])
         elif p in answered:
             out[at + 1] = 1.0
         for block, amount, scale in (
             ("imperiales", game.imperiales[p], game.rules.target_imperiales),
-            ("points", game.points[p], POINTS_PER_IMPERIALE),
-            ("tricks", s.tricks[p], TRICKS),
+            ("points", game.points[p], _SCALE["points"]),
+            ("tricks", s.tricks[p], _SCALE["tricks"]),
         ):
             out[OFFSETS[block].start + rel] = min(amount / scale, 1.0)
     out[OFFSETS["dealer"].start + (s.deal.dealer - seat) % P] = 1.0
     if s.trick:
         out[OFFSETS["leader"].start + (s.trick[0][0] - seat) % P] = 1.0
-    out[OFFSETS["progress"].start] = s.tricks_played / TRICKS
+    out[OFFSETS["progress"].start] = s.tricks_played / _SCALE["tricks"]
     out[OFFSETS["progress"].start + 1] = float(P == MAX_SEATS)
     return out
 
