@@ -96,6 +96,21 @@ def test_every_resampled_world_agrees_with_the_players_recall(preset):
             assert world.engine.state.hands[player] == state.engine.state.hands[player]
 
 
+def test_a_world_of_a_whole_game_keeps_the_earlier_deals_and_the_recall():
+    game = pyspiel.load_game(ios.SHORT_NAME, {"episode": "game"})
+    rng = np.random.default_rng(0)
+    state = _random_state(game, rng, 0)
+    while not (len(state.engine.history) >= 2 and len(state.engine.state.actions) > 10):
+        state = _random_state(game, rng, 0) if state.is_terminal() else state
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        while state.is_chance_node():
+            _deal_one(state, rng)
+    player = state.current_player()
+    world = ios.resample(state, player, rng)
+    assert world.information_state_string(player) == state.information_state_string(player)
+    assert world.engine.history[0].deal == state.engine.history[0].deal
+
+
 def test_ismcts_bot_plays_a_deal():
     from open_spiel.python.algorithms import ismcts, mcts
 
