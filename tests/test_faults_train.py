@@ -1,0 +1,115 @@
+"""``imperiale train`` under faults (issue 26): SIGTERM and SIGHUP keep the iterations done as Ctrl-C
+does, one process at a time trains in a run directory, a full disk at a checkpoint and a lost Ray
+cluster end in one line that says what is kept and how to resume."""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import imperiale_train.run as run_module  # noqa: E402
+from imperiale_agents.cluster import ClusterError  # noqa: E402
+from imperiale_cli.cli import main  # noqa: E402
+from imperiale_train.checkpoint import load_checkpoint  # noqa: E402
+from imperiale_train.config import make_config  # noqa: E402
+from imperiale_train.run import train  # noqa: E402
+from imperiale_train.run_lock import LOCK_NAME  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = dict(num_envs=8, num_steps=8, hidden=(16,), update_epochs=1, num_minibatches=2, eval_groups=2,
+            eval_single_deal=True, plot=False, eval_every=0, progress=False, tensorboard=False, threads=1,
+            pool_every=1, pool_size=2, p_pool=0.5, eval_opponents=("random",))
+
+
+def _args(**kw) -> list[str]:
+    return [f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in {**TINY, **kw}.items()]
+
+
+def _start(run_dir: Path) -> subprocess.Popen:
+    """A training in a child process (a checkpoint every 3 iterations), returned once its first
+    checkpoint is written."""
+    cmd = [sys.executable, "-m", "imperiale_cli", "train", *_args(run_dir=run_dir, iterations=400, checkpoint_every=3)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    metrics, deadline = run_dir / "metrics.jsonl", time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if metrics.exists() and metrics.read_text().count("\n") >= 4:
+            return proc
+        time.sleep(0.02)
+    raise AssertionError(proc.communicate())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_checkpoint_like_ctrl_c(tmp_path, capsys, sig):
+    run_dir = tmp_path / "run"
+    proc = _start(run_dir)
+    assert (run_dir / LOCK_NAME).read_text().split() == [str(proc.pid)]
+    for second in (["train", *_args(run_dir=run_dir, iterations=400)], ["train", "--resume", f"run_dir={run_dir}"]):
+        assert main(second) == 2  # the live run is not written into by a second process
+        err = capsys.readouterr().err
+        assert f"being trained by process {proc.pid}" in err and err.count("\n") == 1, err
+    os.kill(proc.pid, sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    done = load_checkpoint(run_dir / "checkpoint.pt")["iteration"]
+    lines = (run_dir / "metrics.jsonl").read_text().count("\n")
+    # Saved at the signal, not at the last periodic checkpoint: the signal may land between an
+    # iteration's metrics line and its snapshot, so the iteration before the last line is enough.
+    assert done >= max(4, lines - 1) and f"iteration {done} is saved" in err
+    assert f"imperiale train --resume run_dir={run_dir}" in err
+    assert not (run_dir / LOCK_NAME).exists()
+
+
+def test_a_dead_process_lock_is_taken_over(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / LOCK_NAME).write_text(f"{dead.pid}\n")
+    result = train(make_config(None, {**TINY, "run_dir": str(tmp_path / "run"), "iterations": 1}))
+    assert result["iteration"] == 1 and not (tmp_path / "run" / LOCK_NAME).exists()
+
+
+def test_full_disk_at_a_checkpoint_keeps_the_last_good_one(tmp_path, monkeypatch, capsys):
+    run_dir = tmp_path / "run"
+    assert main(["train", *_args(run_dir=run_dir, iterations=2, checkpoint_every=1)]) == 0
+    capsys.readouterr()
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp") and ".checkpoint.pt." in os.readlink(
+                f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    assert main(["train", "--resume", f"run_dir={run_dir}", "iterations=4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err and "earlier file is kept" in err, err
+    assert load_checkpoint(run_dir / "checkpoint.pt")["iteration"] == 2
+    assert [p.name for p in run_dir.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_lost_cluster_ends_with_the_resume_command(tmp_path, monkeypatch):
+    real_collect, calls = run_module.SelfPlayRollout.collect, []
+
+    def collect(self, *a):
+        calls.append(1)
+        if len(calls) == 3:
+            raise ClusterError("the Ray cluster was lost (a worker died)")
+        return real_collect(self, *a)
+
+    monkeypatch.setattr(run_module.SelfPlayRollout, "collect", collect)
+    run_dir = tmp_path / "run"
+    with pytest.raises(ClusterError, match=r"cluster was lost.*iteration 2 is saved in .*resume with: imperiale "
+                                           r"train --resume run_dir="):
+        train(make_config(None, {**TINY, "run_dir": str(run_dir), "iterations": 5, "checkpoint_every": 0}))
+    assert load_checkpoint(run_dir / "checkpoint.pt")["iteration"] == 2
