@@ -55,6 +55,30 @@ def trick_score(rules: Rules, tricks: tuple[int, ...]) -> list[float]:
     return out
 
 
+def _fold(maximise: bool, v: float, best: float, alpha: float, beta: float) -> tuple[float, float, float]:
+    """Alpha-beta: one move's value ``v`` folded into the best so far and the window ``alpha, beta``
+    of the side that maximises (or minimises)."""
+    if maximise:
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+    elif v < best:
+        best = v
+        if v < beta:
+            beta = v
+    return best, alpha, beta
+
+
+def _bound(best: float, a0: float, b0: float) -> int:
+    """What a searched value is, given the window it was searched in: exact, or only a bound."""
+    if best <= a0:
+        return UPPER
+    if best >= b0:
+        return LOWER
+    return EXACT
+
+
 class Solver:
     """Exact play-out values under ``rules`` with trump suit ``trump``; ``me`` is the seat
     that maximises (seats are any fixed numbering ``0 .. P-1``)."""
@@ -178,24 +202,11 @@ class Solver:
         best = -INF if maximise else INF
         for c in self._moves(hands, seat, legal, trick, win):
             v = self._after(hands, leader, trick, win, win_seat, tricks, played, seat, c, alpha, beta)
-            if maximise:
-                if v > best:
-                    best = v
-                    if v > alpha:
-                        alpha = v
-            elif v < best:
-                best = v
-                if v < beta:
-                    beta = v
+            best, alpha, beta = _fold(maximise, v, best, alpha, beta)
             if alpha >= beta:
                 break
         if not trick:
-            flag = EXACT
-            if best <= a0:
-                flag = UPPER
-            elif best >= b0:
-                flag = LOWER
-            self.tt[key] = (best, flag)
+            self.tt[key] = (best, _bound(best, a0, b0))
         return best
 
     def search2(self, hands: tuple[int, ...], leader: int, tricks: tuple[int, ...], played: int,
@@ -233,34 +244,13 @@ class Solver:
                 nh = (nl, nf) if leader == 0 else (nf, nl)
                 nt = (tricks[0] + 1, tricks[1]) if winner == 0 else (tricks[0], tricks[1] + 1)
                 v = r + self.search2(nh, winner, nt, played + 1, fa - r, fb - r)
-                if lead_max:
-                    if v < fbest:
-                        fbest = v
-                        if v < fb:
-                            fb = v
-                elif v > fbest:
-                    fbest = v
-                    if v > fa:
-                        fa = v
+                fbest, fa, fb = _fold(not lead_max, v, fbest, fa, fb)
                 if fa >= fb:
                     break
-            if lead_max:
-                if fbest > best:
-                    best = fbest
-                    if fbest > alpha:
-                        alpha = fbest
-            elif fbest < best:
-                best = fbest
-                if fbest < beta:
-                    beta = fbest
+            best, alpha, beta = _fold(lead_max, fbest, best, alpha, beta)
             if alpha >= beta:
                 break
-        flag = EXACT
-        if best <= a0:
-            flag = UPPER
-        elif best >= b0:
-            flag = LOWER
-        self.tt[key] = (best, flag)
+        self.tt[key] = (best, _bound(best, a0, b0))
         return best
 
     def _tkey(self, tricks: tuple[int, ...]):
