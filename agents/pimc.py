@@ -36,8 +36,6 @@ hand (:mod:`imperiale_agents.inference`).
 
 from __future__ import annotations
 
-import signal
-
 import numpy as np
 
 from imperiale_agents import declaration_search, inference
@@ -281,12 +279,6 @@ def _rows(v: View, rows: np.ndarray) -> View:
     return View(**{k: a[rows] for k, a in vars(v).items()})
 
 
-def _ignore_sigint() -> None:
-    """Worker processes leave Ctrl-C to the parent, which stops them: otherwise every worker
-    prints its own KeyboardInterrupt traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 class PIMCAgent:
     """Perfect Information Monte Carlo with ``samples`` sampled deals per card to play.
 
@@ -343,8 +335,7 @@ class PIMCAgent:
     def close(self) -> None:
         """Stop the worker processes (at once: work still queued after a Ctrl-C is dropped)."""
         if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+            self._pool.close()
             self._pool = None
 
     def __del__(self):  # pragma: no cover - best effort
@@ -387,9 +378,9 @@ class PIMCAgent:
             jobs.append((row, mask[r], pref[k], self.rules, self.samples, int(s), self.solver, self.threads, worlds))
         if self.workers > 1 and len(jobs) > 1:
             if self._pool is None:
-                import multiprocessing as mp
+                from imperiale_agents.pool import WorkerPool
 
-                self._pool = mp.get_context("fork").Pool(self.workers, initializer=_ignore_sigint)
+                self._pool = WorkerPool(self.workers, "pimc searches")
             chosen = self._pool.map(solve_row, jobs, chunksize=max(1, len(jobs) // (4 * self.workers)))
         else:
             chosen = [solve_row(j) for j in jobs]

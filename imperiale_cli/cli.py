@@ -59,6 +59,7 @@ USER_ERRORS = (
     ("imperiale_train.checkpoint", "CheckpointError"),
     ("imperiale_agents.cluster", "ClusterError"),
     ("imperiale_env.core.atomic", "WriteError"),
+    ("imperiale_agents.pool", "WorkerError"),
 )
 """The exceptions that mean "this input cannot be used" (each message says why and what is
 allowed): :func:`main` reports them as ``imperiale CMD: error: ...`` with exit status 2, so
@@ -225,9 +226,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         runner = RayMatchRunner(args.ray)
     overrides = {} if args.target is None else {"target_imperiales": args.target}
     rules = make_rules(args.rules, **overrides)
-    result = run_tournament(specs, rules, groups=groups, seed=args.seed, single_deal=args.deals is not None,
-                            progress=not args.no_progress, workers=args.workers, stop_on_interrupt=True,
-                            runner=runner)
+    from imperiale_agents.pool import signals_as_interrupt
+
+    with signals_as_interrupt():  # SIGTERM and SIGHUP keep the finished matches, as Ctrl-C does
+        result = run_tournament(specs, rules, groups=groups, seed=args.seed, single_deal=args.deals is not None,
+                                progress=not args.no_progress, workers=args.workers, stop_on_interrupt=True,
+                                runner=runner)
     print(result.markdown(), flush=True)
     if args.out is not None:
         for path in write_outputs(result, args.out).values():

@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 from imperiale_agents.cluster import ClusterError
+from imperiale_agents.pool import signals_as_interrupt
 from imperiale_env.core.atomic import write_atomic
 from imperiale_env.core.inputs import InputError, output_dir
 from imperiale_env.core.rules import Rules
@@ -64,7 +65,7 @@ from imperiale_train.imitate import Labels, SearchPool, imitation_update, label_
 from imperiale_train.model import ActorCritic
 from imperiale_train.ppo import ppo_update
 from imperiale_train.rollout import OpponentPool, SelfPlayRollout, as_arrays, as_tensors
-from imperiale_train.run_lock import RunLock, signals_as_interrupt
+from imperiale_train.run_lock import RunLock
 
 CHECKPOINT_NAME = "checkpoint.pt"
 LABELS_NAME = "labels.pt"

@@ -7,23 +7,18 @@ the process that holds the run.  The lock is a file ``train.lock`` holding that 
 alive and is taken over.
 
 A batch scheduler ends a job with SIGTERM and a closed terminal sends SIGHUP:
-:func:`signals_as_interrupt` turns both into ``KeyboardInterrupt`` while training runs, so the
+:func:`~imperiale_agents.pool.signals_as_interrupt` turns both into ``KeyboardInterrupt`` while training runs, so the
 last complete iteration is checkpointed and the resume command printed, exactly as for Ctrl-C.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 from imperiale_train.config import ConfigError
 
 LOCK_NAME = "train.lock"
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 class RunLock:
@@ -70,22 +65,3 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # alive, another user's
         return True
     return True
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
-
-
-@contextlib.contextmanager
-def signals_as_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise ``KeyboardInterrupt`` inside the block (main thread only: Python
-    delivers signals there), the earlier handlers restored after it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    earlier = {sig: signal.signal(sig, _interrupt) for sig in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for sig, handler in earlier.items():
-            signal.signal(sig, handler)
