@@ -100,3 +100,21 @@ def test_cli_analyse_out_on_read_only_disk_is_one_line(tmp_path, monkeypatch, ca
     status = cli.main(["analyse", "x.json"])
     err = capsys.readouterr().err
     assert status == 2 and "Read-only file system" in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_record_bounds_are_named_before_work(tmp_path, monkeypatch):
+    from imperiale_env.records import game_records
+    from imperiale_env.records.game_records import RecordError, load_records
+
+    path = tmp_path / "big.jsonl"
+    path.write_text('{"deals": []}\n')
+    monkeypatch.setattr(game_records, "MAX_FILE_BYTES", 8)
+    with pytest.raises(RecordError, match=r"limited to 0 MiB \(MAX_FILE_BYTES\)"):
+        load_records(path)
+    monkeypatch.setattr(game_records, "MAX_FILE_BYTES", 2**20)
+    path.write_text('{"deals": [' + ",".join(["{}"] * 10_001) + "]}\n")
+    with pytest.raises(RecordError, match=r"big\.jsonl, line 1: a record of 10001 deals; .* at most 10000 deals"):
+        load_records(path)
+    path.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(RecordError, match="nested too deeply"):
+        load_records(path)

@@ -383,14 +383,38 @@ def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     except InputError as exc:
         raise RecordError(str(exc)) from None
     kind = _kind(path)
+    _check_size(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise RecordError(f"cannot read the record file {str(path)!r}: {exc.strerror or exc}") from None
     text = _text(data, path)
     if kind == ".json":
-        return [_decode(text, path)]
-    return [_decode(line, path, n) for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+        return [_check_deals(_decode(text, path), str(path))]
+    return [_check_deals(_decode(line, path, n), f"{path}, line {n}")
+            for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
+
+
+MAX_FILE_BYTES = 256 * 2**20
+"""A record file larger than this is refused before it is read (a deal takes about 1 KB: a
+quarter of a million deals; Python's JSON takes some 20 times the file size in memory)."""
+MAX_DEALS = 10_000
+"""Deals in one record: a game to a high target is a few hundred deals; more is not a game record."""
+
+
+def _check_size(path: Path) -> None:
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise RecordError(f"the record file {str(path)!r} is {size / 2**20:.0f} MiB; record files are limited to "
+                          f"{MAX_FILE_BYTES // 2**20} MiB (MAX_FILE_BYTES): split it into smaller .jsonl files")
+
+
+def _check_deals(record: dict[str, Any], where: str) -> dict[str, Any]:
+    deals = record.get("deals")
+    if isinstance(deals, list) and len(deals) > MAX_DEALS:
+        raise RecordError(f"{where}: a record of {len(deals)} deals; a record holds at most {MAX_DEALS} "
+                          "deals (MAX_DEALS)")
+    return record
 
 
 def save_records(path: str | os.PathLike[str], records: list[dict[str, Any]], *, overwrite: bool = True) -> None:
