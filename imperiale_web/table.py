@@ -210,7 +210,7 @@ class Table:
     def view(self) -> dict[str, Any]:
         out = table_state(self.game, self.names, viewer=self.seat)
         out.update({"seat": self.seat, "opponent": self.opponent, "seed": self.seed if self.finished else None,
-                    "resigned": self.resigned,
+                    "resigned": self.resigned, "finished": self.finished,
                     "deals_history": [words_of_events(st.events, self.game, self.names, self.seat, st.deal.trump)
                                       for st in self.game.history[:-1]]})
         return out
