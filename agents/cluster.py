@@ -13,7 +13,9 @@ process that already called ``ray.init`` (a test session, a notebook) keeps its 
 from __future__ import annotations
 
 import socket
+import threading
 from dataclasses import dataclass
+from typing import Any
 
 LOCAL = "local"
 
@@ -60,12 +62,39 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> RaySessi
         if local:
             ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
         else:
-            ray.init(address=address, log_to_driver=False)
+            _init_within(ray, address, CONNECT_SECONDS)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         where = "a local Ray instance" if local else f"the Ray cluster at {address!r}"
         hint = "" if local else " (is `ray start --head` running there, and is the address HOST:PORT, auto or ray://...?)"
         raise ClusterError(f"cannot start or reach {where}: {exc}{hint}") from None
     return RaySession(address=LOCAL if local else address, started=True)
+
+
+CONNECT_SECONDS = 20.0
+"""How long joining a cluster may take: a port where another service listens accepts the connection
+and never answers as Ray, and ``ray.init`` would wait for it without end."""
+
+
+def _init_within(ray: Any, address: str, seconds: float) -> None:
+    """``ray.init(address=...)`` in a daemon thread, given up (with a :class:`ClusterError`) after
+    ``seconds``; its own errors are raised here as they would be without the thread."""
+    outcome: list[BaseException | None] = []
+
+    def join() -> None:
+        try:
+            ray.init(address=address, log_to_driver=False)
+            outcome.append(None)
+        except BaseException as exc:  # handed to the caller's thread
+            outcome.append(exc)
+
+    thread = threading.Thread(target=join, name="ray-connect", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if not outcome:
+        raise ClusterError(f"no Ray cluster answered at {address!r} within {seconds:g} s (CONNECT_SECONDS): "
+                           "is it a Ray head's port (`ray start --head` prints it), not another service?")
+    if outcome[0] is not None:
+        raise outcome[0]
 
 
 def check_cpus(per_task: int, tasks: int, what: str) -> None:
