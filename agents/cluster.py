@@ -63,6 +63,8 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> RaySessi
             ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
         else:
             _init_within(ray, address, CONNECT_SECONDS)
+    except ClusterError:
+        raise
     except (ConnectionError, RuntimeError, ValueError) as exc:
         where = "a local Ray instance" if local else f"the Ray cluster at {address!r}"
         hint = "" if local else " (is `ray start --head` running there, and is the address HOST:PORT, auto or ray://...?)"
