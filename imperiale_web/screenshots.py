@@ -1,0 +1,91 @@
+"""``python -m imperiale_web.screenshots [DOCS]``: the pictures of the web table in docs/, regenerated.
+
+The table is served on a free localhost port and driven by the system's Chromium (Playwright), with
+fixed seeds, so the same pictures come back: ``web_table.png`` (a game in progress, the last trick
+with its reason), ``web_hint.png`` (the first visit) and ``web_analysis.png`` (a deal analysed at full
+depth, its value chart).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from werkzeug.serving import make_server
+
+from imperiale_web.app import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def _record(records: Path, seed: int) -> Path:
+    """One deal of a game played by the first legal move against the heuristic, as a file."""
+    client = create_app(records).test_client()
+    game = client.post("/api/games", json={"preset": "academie", "opponent": "heuristic", "seed": seed}).json
+    state = game["state"]
+    while not state["over"]:
+        action = {"action": state["decision"]["legal"][0]}
+        state = client.post(f"/api/games/{game['id']}/move", json=action).json["state"]
+    record = json.loads(client.get(f"/api/games/{game['id']}/record").data)
+    record["deals"] = record["deals"][:1]
+    path = records / "deal.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+def _shots(page, url: str, records: Path, docs: Path) -> None:
+    page.goto(url)
+    page.screenshot(path=str(docs / "web_hint.png"))
+    page.click("#hint-close")
+    page.fill("#opponent", "heuristic")
+    page.fill("#seed", "21")
+    page.click("#start")
+    for _ in range(14):
+        page.locator("#my-hand .card").first.wait_for()
+        with page.expect_response(lambda r: r.url.endswith("/move")):
+            if page.locator("#answer-show").count():
+                page.click("#answer-show")
+            elif page.locator(".answer-point").count():
+                page.locator(".answer-point").first.click()
+            else:
+                page.locator("#my-hand .card.legal").first.click()
+    page.screenshot(path=str(docs / "web_table.png"), full_page=True)
+    page.click("#tab-replay")
+    page.set_input_files("#record-file", str(_record(records, 31)))
+    page.fill("#samples", "2")
+    page.click("#analyse")
+    page.locator("#value-chart").wait_for(timeout=120_000)
+    for _ in range(10):
+        page.click("#forward")
+    page.screenshot(path=str(docs / "web_analysis.png"), full_page=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from playwright.sync_api import sync_playwright
+
+    args = sys.argv[1:] if argv is None else argv
+    docs = Path(args[0]) if args else DOCS
+    docs.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="imperiale-shots-") as tmp:
+        httpd = make_server("127.0.0.1", 0, create_app(tmp), threaded=True)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.set_default_timeout(20_000)
+                _shots(page, f"http://127.0.0.1:{httpd.server_port}", Path(tmp), docs)
+                browser.close()
+        finally:
+            httpd.shutdown()
+    print(f"imperiale: web_hint.png, web_table.png, web_analysis.png written to {docs}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
