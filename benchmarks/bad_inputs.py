@@ -133,6 +133,11 @@ def _documented_types() -> tuple[type[BaseException], ...]:
 
         types += [CheckpointError, ConfigError]
     with contextlib.suppress(ImportError):
+        from imperiale_agents.pool import WorkerError
+        from imperiale_env.core.atomic import WriteError
+
+        types += [WorkerError, WriteError]
+    with contextlib.suppress(ImportError):
         import gymnasium
 
         types.append(gymnasium.error.Error)  # Gymnasium's own documented errors (seeds, reset order)
@@ -1111,9 +1116,218 @@ def agent_cases(s: Scratch) -> list[Case]:
     return cases
 
 
+# ---------------------------------------------------------------------------------------- faults (issue 26)
+
+_DRIVER = '''
+import os, signal, subprocess, sys, time, pathlib
+def start(args, ready, env=None):
+    proc = subprocess.Popen([sys.executable, "-m", "imperiale_cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None and not ready():
+        time.sleep(0.02)
+    return proc
+def verdict(ok, line, proc_err):
+    if ok:
+        print("error: " + line, file=sys.stderr)  # the command ended with its clear line, nothing lost
+        sys.exit(2)
+    print(proc_err[-2000:], file=sys.stderr)
+    sys.exit(3)
+'''
+
+
+def _driver(area: str, name: str, body: str, **kw: Any) -> Case:
+    """A subprocess that runs a command, hands it a fault and judges how it ended: ``clear`` when it
+    ended with its clear line and lost nothing (exit 2, ``error: LINE``), else ``other`` (exit 3)."""
+    return _sub_code(area, name, _DRIVER + body, **kw)
+
+
+def _train_signal(sig: str, run_dir: str) -> str:
+    args = ["train", *TINY_TRAIN[1:], "iterations=500", "checkpoint_every=3", f"run_dir={run_dir}"]
+    return f'''
+run = pathlib.Path({run_dir!r})
+metrics = run / "metrics.jsonl"
+proc = start({args!r}, lambda: metrics.exists() and metrics.read_text().count("\\n") >= 4)
+os.kill(proc.pid, signal.{sig})
+out, err = proc.communicate(timeout=60)
+lines = metrics.read_text().count("\\n")
+import torch
+done = torch.load(run / "checkpoint.pt", weights_only=True)["iteration"]
+verdict(proc.returncode == 130 and "--resume" in err and "Traceback" not in err and done >= lines - 1,
+        f"{sig}: iteration {{done}} of {{lines}} saved; " + err.strip().splitlines()[-1], err)
+'''
+
+
+def signal_cases(s: Scratch) -> list[Case]:
+    area = "faults: signals"
+    cases = [_driver(area, f"{sig} to imperiale train", _train_signal(sig, s.run_dir())) for sig in ("SIGTERM",
+                                                                                                      "SIGHUP")]
+    run_dir = s.run_dir()
+    args = ["train", *TINY_TRAIN[1:], "iterations=500", "checkpoint_every=1", f"run_dir={run_dir}"]
+    cases.append(_driver(area, "a second train on a live run_dir", f'''
+metrics = pathlib.Path({run_dir!r}) / "metrics.jsonl"
+proc = start({args!r}, lambda: metrics.exists() and metrics.read_text().count("\\n") >= 2)
+second = subprocess.run([sys.executable, "-m", "imperiale_cli", "train", "--resume", "run_dir={run_dir}"],
+                        capture_output=True, text=True)
+proc.kill(); proc.wait()
+verdict(second.returncode == 2 and f"process {{proc.pid}}" in second.stderr, second.stderr.strip(), second.stderr)
+'''))
+    out = s.root / "eval-sigterm"
+    eval_args = ["eval", "--agents", "pimc:4,heuristic", "--deals", "3000", "--workers", "2", "--no-progress",
+                 "--out", str(out)]
+    cases.append(_driver(area, "SIGTERM to eval --workers 2", f'''
+t0 = time.time()
+proc = start({eval_args!r}, lambda: time.time() - t0 > 6)
+os.kill(proc.pid, signal.SIGTERM)
+out, err = proc.communicate(timeout=60)
+ok = proc.returncode == 130 and "Traceback" not in err and (pathlib.Path({str(out)!r}) / "results.json").exists()
+verdict(ok, "results.json written; " + err.strip().splitlines()[-1], err)
+'''))
+    cases.append(_driver(area, "a pimc worker killed mid-eval", f'''
+t0 = time.time()
+proc = start({eval_args[:-2]!r}, lambda: time.time() - t0 > 6)
+parents = {{}}
+for e in pathlib.Path("/proc").iterdir():
+    if e.name.isdigit():
+        try: parents[int(e.name)] = int((e / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except Exception: pass
+children = [p for p, q in parents.items() if q == proc.pid]
+workers = [p for p, q in parents.items() if q in children]
+os.kill(workers[0], signal.SIGKILL)
+out, err = proc.communicate(timeout=60)
+verdict(proc.returncode == 2 and "worker process died" in err, err.strip().splitlines()[-1], err)
+'''))
+    return cases
+
+
+def _fail_with(code: int, where: str) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
+    """Run a call with ``os.<where>`` failing with ``code`` (an injected ENOSPC or EROFS)."""
+    def wrap(fn: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            real = getattr(os, where)
+
+            def fail(*a: Any, **k: Any) -> Any:
+                raise OSError(code, os.strerror(code))
+            setattr(os, where, fail)
+            try:
+                return fn()
+            finally:
+                setattr(os, where, real)
+        return run
+    return wrap
+
+
+def disk_cases(s: Scratch) -> list[Case]:
+    import errno
+
+    from imperiale_env.core.atomic import write_atomic
+    from imperiale_env.records.game_records import save_records
+
+    area = "faults: disk"
+    cases = []
+    for label, code, where in (("full disk (ENOSPC at fsync)", errno.ENOSPC, "fsync"),
+                               ("read-only disk (EROFS at rename)", errno.EROFS, "replace")):
+        good = s.root / f"kept-{where}.jsonl"
+        good.write_text('{"kept": true}\n')
+        kept = _kept(good, '{"kept": true}\n')
+        cases.append(_call(area, f"records on a {label}", _fail_with(code, where)(
+            lambda p=good: save_records(p, [{"new": 1}])), expect="error", check=kept))
+        out = s.root / f"analysis-{where}.json"
+        out.write_text("{}")
+        cases.append(_call(area, f"analyse --out on a {label}", _fail_with(code, where)(
+            lambda p=out: write_atomic(p, "{...}", what="analysis")), expect="error", check=_kept(out, "{}")))
+    try:
+        import torch  # noqa: F401
+
+        from imperiale_train.checkpoint import save_checkpoint
+    except ImportError:
+        return cases
+    ckpt = s.root / "ckpt-full" / "checkpoint.pt"
+    save_checkpoint(ckpt, {"iteration": 1})
+    before = ckpt.read_bytes()
+    cases.append(_call(area, "checkpoint on a full disk", _fail_with(errno.ENOSPC, "fsync")(
+        lambda: save_checkpoint(ckpt, {"iteration": 2})), expect="error",
+        check=lambda: None if ckpt.read_bytes() == before else "the last good checkpoint was replaced"))
+    tmpfs = s.root / "tmpfs"
+    cases.append(_sub_code(area, "checkpoint on a real 64 KiB tmpfs", f'''
+import os, subprocess, sys, torch
+os.makedirs({str(tmpfs)!r}, exist_ok=True)
+if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", {str(tmpfs)!r}]).returncode:
+    sys.exit(0)  # mounting not allowed here: counted as accepted
+try:
+    from imperiale_train.checkpoint import save_checkpoint
+    save_checkpoint({str(tmpfs)!r} + "/c.pt", {{"iteration": 1}})
+    save_checkpoint({str(tmpfs)!r} + "/c.pt", {{"iteration": 2, "w": torch.zeros(100000)}})
+except OSError as exc:
+    kept = torch.load({str(tmpfs)!r} + "/c.pt", weights_only=True)["iteration"] == 1
+    print(("error: " if kept else "lost: ") + str(exc), file=sys.stderr)
+    sys.exit(2 if kept else 3)
+finally:
+    subprocess.run(["umount", {str(tmpfs)!r}])
+'''))
+    return cases
+
+
+def _kept(path: pathlib.Path, text: str) -> Callable[[], str | None]:
+    return lambda: None if path.read_text() == text and not list(path.parent.glob(f".{path.name}.*.tmp")) else \
+        f"{path} was changed or a temporary file was left"
+
+
+def worker_cases(s: Scratch) -> list[Case]:
+    from imperiale_agents.pool import WorkerPool
+
+    area = "faults: workers"
+    cases = []
+    for method in ("spawn", "fork", "forkserver"):
+        cases.append(_call(area, f"a worker that dies ({method})",
+                           lambda m=method: WorkerPool(2, "test tasks", start_method=m).map(os._exit, [3, 3]),
+                           expect="error", fast=False))
+    cases.append(_call(area, "start method 'thread'", lambda: WorkerPool(1, "x", start_method="thread"),
+                       expect="error"))
+    return cases
+
+
+def ray_cases(s: Scratch) -> list[Case]:
+    return [_sub_code("faults: ray", "eval --ray at a port that is not Ray", '''
+import socket, sys, threading
+from imperiale_agents import cluster
+server = socket.create_server(("127.0.0.1", 0))
+threading.Thread(target=server.accept, daemon=True).start()
+cluster.CONNECT_SECONDS = 3
+try:
+    cluster.connect(f"127.0.0.1:{server.getsockname()[1]}")
+except cluster.ClusterError as exc:
+    print(f"error: {exc}", file=sys.stderr)
+    sys.exit(2)
+''', expect="error")]
+
+
+def bound_cases(s: Scratch) -> list[Case]:
+    from imperiale_env.records import game_records
+
+    area = "faults: records/yaml"
+    many = s.root / "many-deals.jsonl"
+    many.write_text('{"deals": [' + ",".join(["{}"] * (game_records.MAX_DEALS + 1)) + "]}\n")
+    deep = s.root / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)
+    big = s.root / "big.jsonl"
+    with open(big, "wb") as f:
+        f.truncate(game_records.MAX_FILE_BYTES + 1)  # sparse: no disk used
+    cases = [_cli(area, f"replay {p.name}", ["replay", p], expect="error") for p in (many, deep, big)]
+    bomb = s.root / "bomb.yaml"
+    bomb.write_text("a: &a [x,x,x,x,x,x,x,x,x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(9)))
+    anchor = s.root / "anchor.yaml"
+    anchor.write_text("lr: &x 0.001\nent_coef: *x\n")
+    cases += [_cli(area, f"train --config {p.name}", ["train", "--config", p, *TINY_TRAIN, f"run_dir={s.run_dir()}"],
+                   expect="error") for p in (bomb, anchor)]
+    return cases
+
+
 AREAS: tuple[Callable[[Scratch], list[Case]], ...] = (
     record_cases, play_cases, eval_cases, train_cases, checkpoint_cases, bench_cases, rules_cases, aec_cases,
-    gym_cases, vector_cases, batch_cases, agent_cases,
+    gym_cases, vector_cases, batch_cases, agent_cases, signal_cases, disk_cases, worker_cases, ray_cases,
+    bound_cases,
 )
 
 
