@@ -23,8 +23,6 @@ plus ``vf_coef`` times the squared error of the value.
 
 from __future__ import annotations
 
-import os
-import signal
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -93,14 +91,11 @@ class Labels:
         return cls(**arrays)
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the training process, which stops them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def worker_count(requested: int) -> int:
     """``imitation_workers``: 0 means every core this process may use."""
-    return requested or len(os.sched_getaffinity(0))
+    from imperiale_agents.pool import cpu_count
+
+    return requested or cpu_count()
 
 
 class SearchPool:
@@ -109,10 +104,10 @@ class SearchPool:
     def __init__(self, workers: int):
         self.workers = workers
         self._pool = None
-        if workers > 1:
-            import multiprocessing as mp
+        if workers > 1:  # the agents' pool: spawn-safe, and a killed worker is an error, never a hang
+            from imperiale_agents.pool import WorkerPool
 
-            self._pool = mp.get_context("fork").Pool(workers, initializer=_ignore_sigint)
+            self._pool = WorkerPool(workers, "the imitation's pimc searches")
 
     def map(self, jobs: list) -> list:
         from imperiale_agents.pimc import search_row
@@ -123,8 +118,7 @@ class SearchPool:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+            self._pool.close()
             self._pool = None
 
     def __enter__(self) -> SearchPool:
