@@ -315,11 +315,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    from imperiale_agents.pool import signals_as_interrupt
     from imperiale_cli.play import play_game
     from imperiale_env.core.rules import make_rules
 
     rules = make_rules(args.rules)
-    result = play_game(rules, args.opponent, seed=args.seed, seat=args.seat, save=args.save)
+    with signals_as_interrupt():  # SIGTERM, SIGHUP (the terminal closed): the record is saved as on Ctrl-C
+        result = play_game(rules, args.opponent, seed=args.seed, seat=args.seat, save=args.save)
     return 130 if result.status == "interrupted" else 0
 
 
