@@ -56,7 +56,7 @@ from imperiale_env.records.game_records import (
     record_from_game,
     save_records,
 )
-from imperiale_env.records.narrate import Words, cards_text, explain_events, item_text, plural
+from imperiale_env.records.narrate import Words, cards_text, explain_events, item_text, plural, why_trick_won
 from imperiale_env.reference.game import Decision, Game, deal_cards, trick_winner_card
 from imperiale_env.reference.observe import observe
 
@@ -418,9 +418,9 @@ def play_game(
             game.step(action)
             if d.kind == "play" and len(trick_before) + 1 == P:
                 cards = trick_before + [(d.player, action)]
-                winner = next(q for q, c in cards if c == trick_winner_card(cards, before.deal.trump))
+                winner, best, reason = why_trick_won(cards, before.deal.trump)
                 last_trick = (", ".join(f"{names[q]} {card_code(c)}" for q, c in cards)
-                              + f": {words.verb(winner, 'win')} the trick")
+                              + f": {words.verb(winner, 'win')} the trick ({card_code(best)}, {reason})")
                 print_fn(f"Trick {played_before + 1}: {last_trick}.")
             if game.state is not before:
                 last_trick = None

@@ -24,8 +24,8 @@ from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.rules import PRESET_NAMES, RulesError, make_rules
 from imperiale_env.envs.render_text import QUESTION_WORDS, SUIT_NAMES
 from imperiale_env.records.game_records import record_from_game
-from imperiale_env.records.narrate import explain_events
-from imperiale_env.reference.game import Decision, Game, trick_winner_card
+from imperiale_env.records.narrate import explain_events, why_trick_won
+from imperiale_env.reference.game import Decision, Game
 from imperiale_env.reference.twin import Twin
 
 
@@ -126,11 +126,7 @@ def last_trick(actions: list[tuple[int, int]], players: int, played: int, trump:
     cards = [(p, a) for p, a in actions if act.is_play(a)]
     done = played * players
     trick = cards[done - players : done]
-    best = trick_winner_card(trick, trump)
-    winner = next(p for p, c in trick if c == best)
-    led = suit_of(trick[0][1])
-    reason = ("the highest trump" if led == trump else "trumped") if suit_of(best) == trump else \
-        "the highest of the suit led"
+    winner, best, reason = why_trick_won(trick, trump)
     return {"cards": [{"player": p, "card": card_code(c)} for p, c in trick], "winner": winner,
             "card": card_code(best), "reason": reason,
             "text": f"{names[winner]} won the trick with {card_code(best)}: {reason}"}

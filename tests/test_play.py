@@ -304,3 +304,17 @@ def test_question_text_and_events_in_words():
     assert told[2].startswith("You take 8 tricks (+8 points); 24 points make 1 impériale for you (1 in all); "
                               "Player 1's 4 points are wiped")
     assert told[2].endswith("and you win the game!")
+
+
+def test_each_trick_line_says_why_it_was_won():
+    """The terminal tells who won each trick and why: the card and the rule (trumped, the highest
+    trump, the highest of the suit led)."""
+    import subprocess
+    import sys
+
+    game = subprocess.run([sys.executable, "-m", "imperiale_cli", "play", "--seed", "3"], input="1\n" * 300,
+                          capture_output=True, text=True, timeout=300)
+    lines = [line for line in game.stdout.splitlines() if line.startswith("> Trick ")]
+    assert lines and all(" the trick (" in line for line in lines)
+    assert all(line.rstrip(".").endswith(("trumped)", "the highest trump)", "the highest of the suit led)"))
+               for line in lines)

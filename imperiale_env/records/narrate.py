@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from imperiale_env.core.cards import SUIT_NAMES, SUITS, card_code, parse_card, sort_for_display
+from imperiale_env.core.cards import SUIT_NAMES, SUITS, card_code, parse_card, sort_for_display, suit_of
 from imperiale_env.core.rules import Rules
-from imperiale_env.reference.game import Question
+from imperiale_env.reference.game import Question, trick_winner_card
 
 RANK_PLURALS = {"K": "Kings", "Q": "Queens", "J": "Jacks", "A": "Aces", "10": "tens", "9": "nines", "8": "eights",
                 "7": "sevens", "6": "sixes"}
@@ -163,3 +163,14 @@ def explain_events(events: Sequence[dict[str, Any]], rules: Rules, names: Sequen
         if kind == "wipe":
             last_gain = False
     return [s[0].upper() + s[1:] + ("" if s.endswith("!") else ".") for s in out]
+
+
+def why_trick_won(cards: list[tuple[int, int]], trump: int) -> tuple[int, int, str]:
+    """``(winner, card, reason)`` of a complete trick ``cards`` (``(player, card)`` in play order):
+    the reason a person reads, "trumped", "the highest trump" or "the highest of the suit led"."""
+    best = trick_winner_card(cards, trump)
+    winner = next(p for p, c in cards if c == best)
+    led = suit_of(cards[0][1])
+    if suit_of(best) == trump:
+        return winner, best, "the highest trump" if led == trump else "trumped"
+    return winner, best, "the highest of the suit led"
