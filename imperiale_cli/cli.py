@@ -321,7 +321,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     rules = make_rules(args.rules)
     with signals_as_interrupt():  # SIGTERM, SIGHUP (the terminal closed): the record is saved as on Ctrl-C
-        result = play_game(rules, args.opponent, seed=args.seed, seat=args.seat, save=args.save)
+        result = play_game(rules, args.opponent, seed=args.seed, seat=args.seat, save=args.save,
+                           confirm_forced=args.confirm_forced)
     return 130 if result.status == "interrupted" else 0
 
 
@@ -460,6 +461,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=_seed, metavar="S",
                       help="game seed, 0 <= S < 2**63 (default: drawn at random and printed)")
     play.add_argument("--seat", type=int, default=0, metavar="N", help="your seat, 0 .. players-1 (default 0)")
+    play.add_argument("--confirm-forced", action="store_true",
+                      help="ask for a card even when it is the only legal one (by default it is played for you)")
     play.add_argument("--save", metavar="FILE",
                       help="write the game record to FILE: a new .json file, or a .jsonl file to append to")
 

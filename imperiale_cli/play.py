@@ -313,6 +313,7 @@ def play_game(
     agent=None,
     offer_save: bool = True,
     on_start: Callable[[Game], None] | None = None,
+    confirm_forced: bool = False,
 ) -> PlayResult:
     """Play one whole game: the human in ``seat``, the bot ``opponent`` in every other seat.
 
@@ -322,6 +323,8 @@ def play_game(
     record is offered at the end (``offer_save``).  Raises :class:`PlayError` for a bad seat
     or save path, ``imperiale_agents.base.AgentError`` for a bad opponent spec.  ``on_start(game)`` is
     called with the reference game before its first decision (front ends that need the state).
+    A card that is the only legal one is played for the person, with a line saying so, unless
+    ``confirm_forced`` (``--confirm-forced``) asks for it anyway.
     """
     input_fn = input if input_fn is None else input_fn  # looked up now, so that a patched input() is used
     print_fn = print if print_fn is None else print_fn
@@ -386,7 +389,10 @@ def play_game(
             before = game.state
             trick_before = list(before.trick)
             played_before = before.tricks_played
-            if d.player == seat:
+            if d.player == seat and d.kind == "play" and len(d.legal) == 1 and not confirm_forced:
+                action = d.legal[0]
+                print_fn(f"Your only legal card, {card_code(action)}, is played for you.")
+            elif d.player == seat:
                 print_fn("")
                 print_fn(table_text(game, seat, names, last_trick=last_trick))
                 while True:

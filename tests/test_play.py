@@ -89,7 +89,7 @@ def test_cli_three_players_seat_two(monkeypatch, capsys, tmp_path):
 def test_cli_eof_ends_politely_and_saves(monkeypatch, capsys, tmp_path):
     path = tmp_path / "partial.jsonl"
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 15))
-    assert main(["play", "--opponent", "heuristic", "--seed", "11", "--save", str(path)]) == 0
+    assert main(["play", "--opponent", "heuristic", "--seed", "11", "--save", str(path), "--confirm-forced"]) == 0
     out = capsys.readouterr().out
     assert "The input ended: the game is stopped." in out
     assert "Final score:" in out
@@ -199,7 +199,7 @@ def test_every_kind_of_input_against_heuristic(tmp_path):
 
     path = tmp_path / "g.jsonl"
     result = play_game(rules, "heuristic", seed=21, input_fn=fake_input, print_fn=out.append, save=path,
-                       on_start=lambda game: state.update(game=game))
+                       on_start=lambda game: state.update(game=game), confirm_forced=True)
     assert result.status == "finished"
     assert human_actions(result.game, 0) == state["expected"]
     (record,) = load_records(path)
@@ -318,3 +318,26 @@ def test_each_trick_line_says_why_it_was_won():
     assert lines and all(" the trick (" in line for line in lines)
     assert all(line.rstrip(".").endswith(("trumped)", "the highest trump)", "the highest of the suit led)"))
                for line in lines)
+
+
+def test_a_forced_card_is_played_for_the_person():
+    """The only legal card is played with a line saying so; ``confirm_forced`` asks for it instead."""
+    rules = make_rules("academie")
+    asked: list[int] = []
+    state = {"game": None}
+
+    def first_legal(prompt: str = "") -> str:
+        d = state["game"].decision
+        if d.kind == "play":
+            asked.append(len(d.legal))
+        return "1"
+
+    out: list[str] = []
+    result = play_game(rules, "heuristic", seed=21, input_fn=first_legal, print_fn=out.append, offer_save=False,
+                       on_start=lambda game: state.update(game=game))
+    forced = [line for line in out if line.startswith("Your only legal card")]
+    assert result.status == "finished" and forced and 1 not in asked
+    asked.clear()
+    play_game(rules, "heuristic", seed=21, input_fn=first_legal, print_fn=out.append, offer_save=False,
+              on_start=lambda game: state.update(game=game), confirm_forced=True)
+    assert asked.count(1) == len(forced)
