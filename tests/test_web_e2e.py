@@ -109,7 +109,11 @@ def test_a_whole_game_in_every_preset_leaks_nothing(page, server, records, prese
     players = score.count()
     assert max(int(score.nth(p).get_attribute("data-imperiales")) for p in range(players)) >= 1
     assert not page.locator("#message").is_visible()
-    answers = [json.loads(r.text()) for _, r in page.answers if r.request.method == "POST"]
+    posted = [r for _, r in page.answers if r.request.method == "POST"]
+    # a click that lands as the game ends is refused (409, the game is over): nothing else may fail
+    refused = [json.loads(r.text()) for r in posted if not r.ok]
+    assert all(r.status == 409 for r in posted if not r.ok) and all("over" in a["error"] for a in refused)
+    answers = [json.loads(r.text()) for r in posted if r.ok]
     with page.expect_download() as info:
         page.click("#download")
     saved = records / f"played-{preset}.json"

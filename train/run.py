@@ -280,6 +280,8 @@ def train(cfg: TrainConfig, resume: bool = False, *, stop_after: int | None = No
     _check_opponents(cfg, rules)
     if resume and not (run_dir / CHECKPOINT_NAME).exists():
         _check_start(cfg, run_dir, resume)  # nothing to resume: said before any folder is made
+    if cfg.init_from and not resume:  # a missing or misfitting init_from, said before any folder is made
+        _start_from(cfg, ActorCritic(cfg.hidden, cfg.activation, cfg.critic))
     run_dir.mkdir(parents=True, exist_ok=True)
     with RunLock(run_dir), signals_as_interrupt():
         data = _check_start(cfg, run_dir, resume)
