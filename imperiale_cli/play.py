@@ -72,9 +72,12 @@ class PlayError(ValueError):
     """A ``play`` setting that cannot be used (seat, save file); the message says what is allowed."""
 
 
-def seat_names(players: int, human: int) -> list[str]:
-    """``You`` for the human seat, ``Player p`` for the bots."""
-    return ["You" if p == human else f"Player {p}" for p in range(players)]
+def seat_names(players: int, human: int, bot: str | None = None) -> list[str]:
+    """``You`` for the human seat; the bots by their spec (``champion``; ``pimc:16 (seat 2)`` when
+    two bots play), or ``Player p`` when no spec is given."""
+    if bot is None:
+        return ["You" if p == human else f"Player {p}" for p in range(players)]
+    return ["You" if p == human else bot if players == 2 else f"{bot} (seat {p})" for p in range(players)]
 
 
 # ---------------------------------------------------------------------- the rule that applies
@@ -343,7 +346,7 @@ def play_game(
             seed = check_seed(seed)
         except InputError as exc:
             raise PlayError(str(exc)) from None
-    names = seat_names(P, seat)
+    names = seat_names(P, seat, opponent if isinstance(opponent, str) and opponent.strip() else None)
     words = Words(names, seat)
     rng = np.random.default_rng(seed)
     # The seeded deals, as Game(rules, seed) deals them, through a feed that notes the score at

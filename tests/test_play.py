@@ -62,7 +62,7 @@ def test_cli_whole_game_with_noise_then_replay(opponent, monkeypatch, capsys, tm
     game = game_from_record(record)
     assert game.is_over and game.winner is not None
     assert ("You win the game" in out) == (game.winner == 0)
-    assert "Final score: " + score_line(game, seat_names(2, 0)) in out  # the game played is the game replayed
+    assert "Final score: " + score_line(game, seat_names(2, 0, opponent)) in out  # the game played is the game replayed
     summary = replay_record(record)
     assert main(["replay", str(path)]) == 0
     assert json.loads(capsys.readouterr().out) == summary
@@ -76,7 +76,7 @@ def test_cli_three_players_seat_two(monkeypatch, capsys, tmp_path):
     assert main(["play", "--rules", "academie3", "--opponent", "random", "--seat", "2", "--seed", "3",
                  "--save", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "Player 0" in out and "Player 1" in out and "Player 2" not in out
+    assert "random (seat 0)" in out and "random (seat 1)" in out and "(seat 2)" not in out  # the bots by spec
     (record,) = load_records(path)
     assert record["players"] == 3
     assert game_from_record(record).is_over

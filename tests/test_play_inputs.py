@@ -178,9 +178,9 @@ def test_issue_reproduction_foster_seed_11(monkeypatch, capsys):
     assert main(["play", "--rules", "foster", "--seed", "11"]) == 0
     out = capsys.readouterr().out
     block = out[out.index("--- End of deal 1 ---"):]
-    assert "Player 1's 4 points are wiped" in block
+    assert "heuristic's 4 points are wiped" in block  # the bot named by its spec
     score = next(line for line in block.splitlines() if line.strip().startswith("Score:"))
-    assert score.strip() == "Score: You: 1 impériale, 4 counters (16 points); Player 1: 0 impériales, 0 counters"
+    assert score.strip() == "Score: You: 1 impériale, 4 counters (16 points); heuristic: 0 impériales, 0 counters"
 
 
 def score_after_deal(rules, seed: int, game: Game, d: int) -> dict[str, list[int]]:
@@ -202,7 +202,7 @@ def test_end_of_deal_score_is_the_score_after_that_deal(preset):
     result = play_game(rules, "random", seed=seed, input_fn=answers(itertools.repeat("1")), print_fn=lines.append,
                        offer_save=False)
     assert result.status == "finished"
-    names = seat_names(rules.players, 0)
+    names = seat_names(rules.players, 0, "random")
     printed = {}
     for i, line in enumerate(lines):
         m = re.fullmatch(r"--- End of deal (\d+) ---", line)
