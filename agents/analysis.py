@@ -403,7 +403,8 @@ def report_text(analysis: dict[str, Any]) -> str:
              f"cards valued with at most {s['horizon']} tricks left)"]
     for deal in analysis["deals"]:
         lines.append("")
-        lines.append(f"Deal {deal['deal']} (dealer {deal['dealer']}, trump {deal['trump']})")
+        # deals counted from 1 in the text, as the terminal game tells them (the JSON keeps the index)
+        lines.append(f"Deal {deal['deal'] + 1} (dealer {deal['dealer']}, trump {deal['trump']})")
         for dec in deal["decisions"]:
             mark = "  "
             sv, pv = dec["solver"], dec["pimc"]

@@ -89,6 +89,7 @@ def test_blunder_is_flagged_with_the_loss_of_the_brute_force():
     assert analysis["deals"][0]["loss"]["solver"][me] >= expected_loss
     assert analysis["loss"]["solver"][me] == pytest.approx(analysis["deals"][0]["loss"]["solver"][me])
     assert "??" in report_text(analysis)
+    assert report_text(analysis).count("Deal 1 (") == 1 and "Deal 0 (" not in report_text(analysis)  # as play counts
 
 
 def test_forced_card_has_no_loss_and_is_the_best():
