@@ -38,6 +38,21 @@ def _record(records: Path, seed: int) -> Path:
     return path
 
 
+def take_turn(page) -> bool:
+    """Answer the pending question or play the first highlighted card, as a person clicks them;
+    False once the game is over (the end-to-end tests drive whole games with it)."""
+    if page.locator("#game-over").count():
+        return False
+    with page.expect_response(lambda r: r.url.endswith("/move")):
+        if page.locator("#answer-show").count():
+            page.click("#answer-show")
+        elif page.locator(".answer-point").count():
+            page.locator(".answer-point").first.click()
+        else:
+            page.locator("#my-hand .card.legal").first.click()
+    return True
+
+
 def _shots(page, url: str, records: Path, docs: Path) -> None:
     page.goto(url)
     page.screenshot(path=str(docs / "web_hint.png"))
@@ -47,13 +62,7 @@ def _shots(page, url: str, records: Path, docs: Path) -> None:
     page.click("#start")
     for _ in range(14):
         page.locator("#my-hand .card").first.wait_for()
-        with page.expect_response(lambda r: r.url.endswith("/move")):
-            if page.locator("#answer-show").count():
-                page.click("#answer-show")
-            elif page.locator(".answer-point").count():
-                page.locator(".answer-point").first.click()
-            else:
-                page.locator("#my-hand .card.legal").first.click()
+        take_turn(page)
     page.screenshot(path=str(docs / "web_table.png"), full_page=True)
     page.click("#tab-replay")
     page.set_input_files("#record-file", str(_record(records, 31)))

@@ -217,3 +217,15 @@ def json_paths(value: Any, prefix: tuple = ()):
     elif isinstance(value, list):
         for i, v in enumerate(value):
             yield from json_paths(v, (*prefix, i))
+
+
+#: A training run small enough for a test (seconds on 2 cores), as ``key=value`` arguments by
+#: :func:`train_args`; shared by the training tests that start real ``imperiale train`` processes.
+TINY_TRAIN = dict(num_envs=8, num_steps=8, hidden=(16,), update_epochs=1, num_minibatches=2, eval_groups=2,
+                  eval_single_deal=True, plot=False, eval_every=0, progress=False, tensorboard=False, threads=1,
+                  pool_every=1, pool_size=2, p_pool=0.5, eval_opponents=("random",))
+
+
+def train_args(**kw: Any) -> list[str]:
+    """:data:`TINY_TRAIN` with ``kw`` over it, as ``imperiale train`` arguments."""
+    return [f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in {**TINY_TRAIN, **kw}.items()]

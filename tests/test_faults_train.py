@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import TINY_TRAIN as TINY
+from helpers import train_args as _args
 
 torch = pytest.importorskip("torch")
 
@@ -25,13 +27,6 @@ from imperiale_train.run import train  # noqa: E402
 from imperiale_train.run_lock import LOCK_NAME  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-TINY = dict(num_envs=8, num_steps=8, hidden=(16,), update_epochs=1, num_minibatches=2, eval_groups=2,
-            eval_single_deal=True, plot=False, eval_every=0, progress=False, tensorboard=False, threads=1,
-            pool_every=1, pool_size=2, p_pool=0.5, eval_opponents=("random",))
-
-
-def _args(**kw) -> list[str]:
-    return [f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in {**TINY, **kw}.items()]
 
 
 def _start(run_dir: Path) -> subprocess.Popen:

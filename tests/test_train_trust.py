@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import TINY_TRAIN as TINY
+from helpers import train_args as args
 
 torch = pytest.importorskip("torch")
 
@@ -24,13 +26,6 @@ from imperiale_train.config import ConfigError, TrainConfig, allowed_keys, check
 from imperiale_train.run import TrainingInterrupted, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-TINY = dict(num_envs=8, num_steps=8, hidden=(16,), update_epochs=1, num_minibatches=2, eval_groups=2,
-            eval_single_deal=True, plot=False, eval_every=0, progress=False, tensorboard=False, threads=1,
-            pool_every=1, pool_size=2, p_pool=0.5, eval_opponents=("random",))
-
-
-def args(**kw) -> list[str]:
-    return [f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in {**TINY, **kw}.items()]
 
 
 def cli(capsys, *argv) -> tuple[int, str, str]:

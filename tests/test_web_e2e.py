@@ -18,6 +18,7 @@ from werkzeug.serving import make_server
 
 from imperiale_env.core.rules import PRESET_NAMES
 from imperiale_web.app import create_app
+from imperiale_web.screenshots import take_turn
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -66,20 +67,6 @@ def start_game(page, server, preset="academie", seed="12", opponent="random"):
     with page.expect_response(re.compile(r"/api/games$")):
         page.click("#start")
     expect(page.locator("#my-hand .card").first).to_be_visible()
-
-
-def take_turn(page) -> bool:
-    """Answer the pending question or play the first highlighted card; False once the game is over."""
-    if page.locator("#game-over").count():
-        return False
-    with page.expect_response(re.compile(r"/move$")):
-        if page.locator("#answer-show").count():
-            page.click("#answer-show")
-        elif page.locator(".answer-point").count():
-            page.locator(".answer-point").first.click()
-        else:
-            page.locator("#my-hand .card.legal").first.click()
-    return True
 
 
 def play_to_the_end(page) -> int:
