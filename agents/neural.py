@@ -61,7 +61,7 @@ class NeuralAgent(_LogitsAgent):
     it was trained (seed, iteration, ...).
     """
 
-    def __init__(self, path, greedy: bool = True, rules: Any = None, device: str = "cpu"):
+    def __init__(self, path, greedy: bool = True, rules: Any = None):
         loaded = read_policy(path)
         self.net = loaded.net
         self.config = loaded.config

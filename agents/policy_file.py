@@ -29,6 +29,7 @@ below both the agents and the training code, so that playing a policy never impo
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import warnings
@@ -222,10 +223,8 @@ def _array(archive: zipfile.ZipFile, name: str) -> np.ndarray:
         return np.lib.format.read_array(member, allow_pickle=False)
 
 
-def write_policy_archive(path: Path, net: PolicyNet, config: dict, rules: dict, provenance: dict) -> bytes:
-    """The bytes of an exported policy of ``net`` (the caller writes them atomically to ``path``)."""
-    import io
-
+def policy_archive_bytes(net: PolicyNet, config: dict, rules: dict, provenance: dict) -> bytes:
+    """The bytes of an exported policy of ``net`` (the caller writes them atomically)."""
     meta = {"format": FORMAT, "version": VERSION, "obs_size": net.obs_size, "num_actions": NUM_ACTIONS,
             "activation": net.activation, "config": config, "rules": rules, "provenance": provenance}
     arrays = {"metadata": np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)}

@@ -22,9 +22,9 @@ from imperiale_agents.policy_file import (
     check_checkpoint,
     is_policy_archive,
     net_from_state,
+    policy_archive_bytes,
     provenance,
     read_torch_file,
-    write_policy_archive,
 )
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.inputs import input_file, output_file
@@ -98,7 +98,7 @@ def export_policy(checkpoint: str | Path, out: str | Path) -> Path:
         net = net_from_state(model.state_dict(), data["config"], "actor.net.", src)
         seconds = train_seconds(src.resolve().parent, int(data["iteration"]), cfg.batch_size)
         config, rules, made = data["config"], data["rules"], provenance(data, src, seconds)
-    _write_new(out, write_policy_archive(out, net, _plain(config), _plain(rules), _plain(made)))
+    _write_new(out, policy_archive_bytes(net, _plain(config), _plain(rules), _plain(made)))
     return out
 
 
