@@ -33,7 +33,7 @@ from imperiale_agents.registry import (  # noqa: F401  (the names users import f
 class Agent(Protocol):
     """A player of L'Impériale.
 
-    ``act(obs, mask, rng)``: ``obs`` is ``(B, OBS_SIZE)`` float32, ``mask`` ``(B, 43)`` bool with
+    ``act(obs, mask, rng)``: ``obs`` is ``(B, OBS_SIZE)`` uint8 (observation version 1), ``mask`` ``(B, 43)`` bool with
     at least one legal action per row; returns ``(B,)`` int64 legal action ids.
     """
 

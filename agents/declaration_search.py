@@ -40,7 +40,7 @@ from imperiale_env.core import actions as act
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.declarations import point_of, turned_imperiale_cards
 from imperiale_env.core.events import POINTS_PER_IMPERIALE
-from imperiale_env.core.observation import OFFSETS, PHASES
+from imperiale_env.core.observation import PHASES
 from imperiale_env.core.rules import Rules
 from imperiale_env.reference.game import Deal, Decision, Game
 from imperiale_env.reference.observe import observe
@@ -93,15 +93,15 @@ def replay(rules: Rules, v: View, obs: np.ndarray, world: np.ndarray) -> Game | 
     deal = world_deal(v, world, rules.players)
     game = Game(rules, dealer=deal.dealer, deals=lambda i, _dealer: deal if i == 0 else None, single_deal=True)
     kind = PHASES[int(v.phase[0])]
-    asked = _cards(obs[OFFSETS["question_cards"]] > 0.5)
+    asked = _cards(v.question_cards[0])
     for _ in range(MAX_REPLAY):
         d = game.decision
         if d is None:
             return None
         if d.player == 0 and d.kind == kind and (kind != "question" or d.question.cards == asked):
             P = rules.players
-            game.imperiales[:] = [int(x) for x in np.rint(obs[OFFSETS["imperiales"]][:P] * rules.target_imperiales)]
-            game.points[:] = [int(x) for x in np.rint(obs[OFFSETS["points"]][:P] * POINTS_PER_IMPERIALE)]
+            game.imperiales[:] = [int(x) for x in v.imperiales[0, :P]]
+            game.points[:] = [int(x) for x in v.points[0, :P]]
             return game
         answer = _past_answer(rules, game, d, v)
         if answer is None or answer not in d.legal:

@@ -20,7 +20,16 @@ import numpy as np
 
 from imperiale_agents.policy_file import read_policy
 from imperiale_agents.policy_net import log_softmax, sample_actions
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_SIZE, OBS_VERSION
+
+
+def _rows(obs: np.ndarray) -> np.ndarray:
+    """``obs`` as ``(B, OBS_SIZE)`` rows; a clear error for rows of another width (an observation
+    of another version)."""
+    obs = np.asarray(obs)
+    if obs.shape[-1:] != (OBS_SIZE,):
+        raise ValueError(f"observations are rows of {OBS_SIZE} (version {OBS_VERSION}), got shape {obs.shape}")
+    return obs.reshape(-1, OBS_SIZE)
 
 
 class _LogitsAgent:
@@ -35,7 +44,7 @@ class _LogitsAgent:
         raise NotImplementedError
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
-        obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE)
+        obs = _rows(obs)
         if not len(obs):
             return np.zeros(0, dtype=np.int64)
         mask = np.asarray(mask, dtype=bool).reshape(len(obs), -1)
@@ -47,7 +56,7 @@ class _LogitsAgent:
         """``(B, 43)`` log-probabilities of the policy's distribution over the legal actions
         (``-inf`` for the others), greedy or not: how likely it finds each play, which is what an
         opponent model needs (:mod:`imperiale_agents.inference`)."""
-        obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE)
+        obs = _rows(obs)
         mask = np.asarray(mask, dtype=bool).reshape(len(obs), -1)
         return np.where(mask, log_softmax(self._masked_logits(obs, mask)), -np.inf)
 

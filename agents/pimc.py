@@ -7,13 +7,21 @@ engine, so it cannot read a hidden hand):
 * his own hand; the cards each seat has played this deal (the current trick included);
 * the cards each seat revealed (impériales shown, the winning point): those still in that
   seat's hand unless played since; with three players, the dealer's shown trump card too;
-* the voids revealed by play (a seat that failed to follow a suit holds none of it);
+* the cards the play proves a seat does not hold (the observation's ``not_held``: a void, a
+  card it would have had to play instead under the preset's follow / beat / trump
+  obligations) and the voids;
 * the hand sizes (12 minus the cards played);
 * the points declared and not shown (count and value): the seat's cards at the declaration
   (its hand now plus what it played) must hold a suit of exactly that count and value.  This
   one is built into the draw of the first declared opponent (:func:`_point_options`); with
-  three players the other opponent's is enforced by rejection (up to ``max_tries`` draws,
-  then the last draw is kept).
+  three players the other opponent's hand (the cards left) is checked, over draws made in
+  bulk for up to ``max_tries`` rounds; when fewer consistent worlds than asked turn up, the
+  missing ones are copies of those found.  No world that contradicts the observation is ever returned; an
+  observation no hand fits raises :class:`ValueError`.
+
+``knowledge="voids"`` (spec ``pimc:N:voids``) is the sampler before observation version 1,
+which knew the voids but not the other proofs of play: kept for the comparison in
+``docs/benchmarks.md``.
 
 With two players the unseen cards are split between the opponent's hand and the 7 cards of
 the talon: the opponent's hand is a uniform sample of the right size from the unseen cards of
@@ -51,12 +59,20 @@ SOLVERS = ("compiled", "python")
 #: Who answers the declarations (questions, point): the heuristic, or a search of sampled worlds
 #: (:mod:`imperiale_agents.declaration_search`).
 DECLARATIONS = ("heuristic", "search")
+#: What the sampler keeps out of an opponent's hand: everything the play proves, or the voids
+#: alone (the sampler before observation version 1; for comparisons).
+KNOWLEDGE = ("all", "voids")
 
 
 def _point_ok(cards: np.ndarray, count: int, value: int) -> np.ndarray:
     """Which rows of ``cards`` (``(n, 36)`` bool) hold a suit of exactly ``count`` cards and ``value``?"""
     per_suit = cards[:, None, :] & SUIT_ONEHOT[None]
     return ((per_suit.sum(axis=2) == count) & (per_suit @ POINT_VALUE == value)).any(axis=1)
+
+
+#: The least number of candidate worlds drawn a round with three players (most are rejected
+#: when both opponents declared a point).
+CANDIDATES_3P = 256
 
 
 def _subsets(rng: np.random.Generator, n: int, cards: np.ndarray, k: int) -> np.ndarray:
@@ -71,13 +87,14 @@ def _subsets(rng: np.random.Generator, n: int, cards: np.ndarray, k: int) -> np.
 
 
 def sample_worlds(obs: np.ndarray, rules: Rules, n: int, rng: np.random.Generator, *,
-                  max_tries: int = 50) -> np.ndarray:
+                  max_tries: int = 50, knowledge: str = "all") -> np.ndarray:
     """``n`` sampled hands of every seat, ``(n, 3, 36)`` bool by relative seat (seat 0 = the
     acting player, always his real hand), consistent with the observation ``obs`` (one row)."""
-    return _sample(decode(obs), rules, n, rng, max_tries)
+    return _sample(decode(obs), rules, n, rng, max_tries, knowledge)
 
 
-def _sample(v: View, rules: Rules, n: int, rng: np.random.Generator, max_tries: int = 50) -> np.ndarray:
+def _sample(v: View, rules: Rules, n: int, rng: np.random.Generator, max_tries: int = 50,
+            knowledge: str = "all") -> np.ndarray:
     """:func:`sample_worlds` of the decoded observation ``v`` (row 0), every world drawn at once."""
     P = rules.players
     hand = v.hand[0]
@@ -101,6 +118,8 @@ def _sample(v: View, rules: Rules, n: int, rng: np.random.Generator, max_tries: 
     allowed = np.zeros((3, NUM_CARDS), dtype=bool)
     for s in range(1, P):
         allowed[s] = pool & ~voids[s][CARD_SUIT]
+        if knowledge == "all":
+            allowed[s] &= ~v.not_held[0, s]
     # A shown point is known cards already; a declared one constrains the cards held then.
     checks = [(s, int(v.point_count[0, s]), int(v.point_value[0, s])) for s in range(1, P) if v.declared[0, s]]
     worlds = np.zeros((n, 3, NUM_CARDS), dtype=bool)
@@ -119,41 +138,50 @@ def _sample(v: View, rules: Rules, n: int, rng: np.random.Generator, max_tries: 
     need = int(sizes[s] - forced.sum())
     options = _point_options(declared[s], played[s], forced, eligible, need) if s in declared else None
     feasible = need >= 0 and need <= eligible.sum() and (options is None or options)
-    if not feasible:  # inconsistent observation: any split of the pool
-        order = np.argsort(rng.random((n, int(pool.sum()))), axis=1)
-        at = 0
-        for seat in range(1, P):
-            take = int(sizes[seat] - known[seat].sum())
-            worlds[np.arange(n)[:, None], seat, np.flatnonzero(pool)[order[:, at : at + take]]] = True
-            worlds[:, seat] |= known[seat]
-            at += take
+    if not feasible:
+        raise ValueError("no hand fits this observation: the cards left cannot make the opponents' hands "
+                         "under what they showed, declared and are proven not to hold")
+    if o is None:
+        worlds[:, s] = _draw(rng, n, options, eligible, need) | forced
         return worlds
-    # Up to ``max_tries`` draws for the worlds not yet consistent; the last draw is kept.
-    todo = np.arange(n)
+    # Three players: the other opponent gets the cards left; keep the draws that fit him, drawn
+    # in bulk (at least CANDIDATES_3P a round) for up to ``max_tries`` rounds.
+    kept: list[np.ndarray] = []
+    found = 0
     for _ in range(max_tries):
-        w = np.zeros((len(todo), NUM_CARDS), dtype=bool)
-        if options:
-            chosen = rng.choice(len(options), size=len(todo), p=_weights(options))
-            for k in np.unique(chosen):
-                _, t, rest, more = options[k]
-                rows = np.flatnonzero(chosen == k)
-                w[rows] = _subsets(rng, len(rows), rest, more)
-                w[np.ix_(rows, t)] = True
-        else:
-            w = _subsets(rng, len(todo), np.flatnonzero(eligible), need)
-        w |= forced
-        worlds[todo, s] = w
-        if o is None:
-            break
+        w = _draw(rng, max(n - found, CANDIDATES_3P), options, eligible, need) | forced
         w_o = pool & ~w | known[o]
-        worlds[todo, o] = w_o
         fits = (w_o.sum(axis=1) == sizes[o]) & ~(w_o & ~(allowed[o] | known[o])).any(axis=1)
         if o in declared:
             fits &= _point_ok(w_o | played[o], *declared[o])
-        todo = todo[~fits]
-        if not len(todo):
+        good = np.flatnonzero(fits)[: n - found]
+        kept.append(np.stack([w[good], w_o[good]], axis=1))
+        found += len(good)
+        if found == n:
             break
+    if not found:
+        raise ValueError(f"no consistent world in {max_tries} rounds of draws: the opponents' hands are too "
+                         "constrained for the sampler")
+    pairs = np.concatenate(kept)
+    if found < n:  # fill with copies of the consistent worlds found
+        pairs = np.concatenate([pairs, pairs[rng.choice(found, size=n - found)]])
+    worlds[:, s], worlds[:, o] = pairs[:, 0], pairs[:, 1]
     return worlds
+
+
+def _draw(rng: np.random.Generator, m: int, options, eligible: np.ndarray, need: int) -> np.ndarray:
+    """``m`` draws of the ``need`` cards of the first opponent outside his forced ones: through
+    his declared point's ``options`` when he declared one, else uniform from ``eligible``."""
+    if not options:
+        return _subsets(rng, m, np.flatnonzero(eligible), need)
+    w = np.zeros((m, NUM_CARDS), dtype=bool)
+    chosen = rng.choice(len(options), size=m, p=_weights(options))
+    for k in np.unique(chosen):
+        _, t, rest, more = options[k]
+        rows = np.flatnonzero(chosen == k)
+        w[rows] = _subsets(rng, len(rows), rest, more)
+        w[np.ix_(rows, t)] = True
+    return w
 
 
 def _weights(options) -> np.ndarray:
@@ -235,19 +263,16 @@ def search_job(obs: np.ndarray, legal: np.ndarray, rules: Rules, samples: int, s
     return v, legal, pref, rules, samples, seed, solver, threads, worlds
 
 
-def weighted_worlds(rules: Rules, obs: np.ndarray, v: View, deal: inference.DealSoFar | None, seed: int, samples: int,
-                    model, candidates: int = inference.CANDIDATES_PER_SAMPLE,
+def weighted_worlds(rules: Rules, obs: np.ndarray, v: View, seed: int, samples: int, model,
+                    candidates: int = inference.CANDIDATES_PER_SAMPLE,
                     uniform_share: float = inference.UNIFORM_SHARE) -> np.ndarray:
     """``samples`` worlds for the observation row ``obs`` (``v``: its decoded view, one row), drawn
     from ``candidates * samples`` consistent ones by the likelihood the opponent model ``model`` (a
     :class:`imperiale_agents.neural.PolicyAgent`) gives the opponent's plays of the deal
-    (:mod:`imperiale_agents.inference`);
-    the first ``samples`` candidates, unweighted, when ``deal`` is ``None`` (a trick was missed)."""
+    (:mod:`imperiale_agents.inference`, which reads the deal's play from the observation)."""
     rng = np.random.default_rng(seed)
     pool = _sample(v, rules, candidates * samples, rng)
-    if deal is None:
-        return pool[:samples]
-    log_w = inference.play_log_likelihood(rules, obs, v, deal, pool[:, 1], model.log_probs, uniform_share)
+    log_w = inference.play_log_likelihood(rules, obs, v, pool[:, 1], model.log_probs, uniform_share)
     return pool[inference.resample(log_w, samples, rng)]
 
 
@@ -304,11 +329,15 @@ class PIMCAgent:
     def __init__(self, rules: Rules | str | dict | None = None, samples: int = DEFAULT_SAMPLES, workers: int = 1,
                  horizon: int = 12, threads: int = 1, solver: str = "compiled", declarations: str = "heuristic",
                  infer=None, candidates: int = inference.CANDIDATES_PER_SAMPLE,
-                 uniform_share: float = inference.UNIFORM_SHARE):
+                 uniform_share: float = inference.UNIFORM_SHARE, knowledge: str = "all"):
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r} (allowed: {', '.join(SOLVERS)})")
         if declarations not in DECLARATIONS:
             raise ValueError(f"unknown declarations {declarations!r} (allowed: {', '.join(DECLARATIONS)})")
+        if knowledge not in KNOWLEDGE:
+            raise ValueError(f"unknown knowledge {knowledge!r} (allowed: {', '.join(KNOWLEDGE)})")
+        if knowledge != "all" and infer is not None:
+            raise ValueError("the voids-only sampler (knowledge='voids') does not weigh worlds (infer)")
         if int(threads) < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         self.rules = resolve_rules(rules)
@@ -317,20 +346,21 @@ class PIMCAgent:
                              f"{self.rules.name} has {self.rules.players}")
         self.infer = infer
         self.candidates, self.uniform_share = int(candidates), float(uniform_share)
-        self.memory = inference.PlayMemory()
         self.samples = int(samples)
         self.workers = int(workers)
         self.horizon = int(horizon)
         self.threads = int(threads)
         self.solver = solver
         self.declarations = declarations
+        self.knowledge = knowledge
         self.name = (f"pimc:{self.samples}" + (f":{self.horizon}" if self.horizon < 12 else "")
-                     + (":search" if declarations == "search" else "") + (":infer" if infer is not None else ""))
+                     + (":search" if declarations == "search" else "") + (":infer" if infer is not None else "")
+                     + (":voids" if knowledge == "voids" else ""))
         self.heuristic = HeuristicAgent(self.rules)
         self._pool = None
 
     def reset(self) -> None:
-        self.memory.clear()
+        """Nothing to forget: every decision reads the deal from its observation."""
 
     def close(self) -> None:
         """Stop the worker processes (at once: work still queued after a Ctrl-C is dropped)."""
@@ -348,8 +378,6 @@ class PIMCAgent:
         mask = np.asarray(mask, dtype=bool)
         obs = np.atleast_2d(obs)
         v = decode(obs)
-        if self.infer is not None:
-            deals = self.memory.record_plays(obs, v)
         choice = np.flatnonzero((v.phase == 2) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
         seeds = rng.integers(0, 2**63, size=len(choice)) if len(choice) else np.zeros(0, dtype=np.int64)
         near = 12 - v.tricks_played[choice] <= self.horizon
@@ -363,7 +391,8 @@ class PIMCAgent:
         if self.declarations == "search":
             for r in np.flatnonzero((v.phase == 0) | (v.phase == 1)):
                 row = _rows(v, [r])
-                worlds = _sample(row, self.rules, self.samples, np.random.default_rng(rng.integers(0, 2**63)))
+                worlds = _sample(row, self.rules, self.samples, np.random.default_rng(rng.integers(0, 2**63)),
+                                 knowledge=self.knowledge)
                 out[r] = declaration_search.decide(self.rules, row, obs[r], mask[r], worlds)
         if not len(rows):
             return out
@@ -372,9 +401,13 @@ class PIMCAgent:
         jobs = []
         for k, (r, s) in enumerate(zip(rows, seeds, strict=True)):
             row = _rows(v, [r])
-            worlds = None if self.infer is None else weighted_worlds(
-                self.rules, obs[r], row, deals[int(r)], int(s), self.samples, self.infer, self.candidates,
-                self.uniform_share)
+            if self.infer is not None:
+                worlds = weighted_worlds(self.rules, obs[r], row, int(s), self.samples, self.infer,
+                                         self.candidates, self.uniform_share)
+            elif self.knowledge != "all":  # drawn here with the job's seed, as search_row would
+                worlds = _sample(row, self.rules, self.samples, np.random.default_rng(int(s)), knowledge=self.knowledge)
+            else:
+                worlds = None
             jobs.append((row, mask[r], pref[k], self.rules, self.samples, int(s), self.solver, self.threads, worlds))
         if self.workers > 1 and len(jobs) > 1:
             if self._pool is None:
@@ -388,5 +421,5 @@ class PIMCAgent:
         return out
 
 
-__all__ = ["DECLARATIONS", "DEFAULT_SAMPLES", "SOLVERS", "PIMCAgent", "position", "sample_worlds", "search_job",
-           "search_row", "solve_row", "weighted_worlds", "world_values"]
+__all__ = ["DECLARATIONS", "DEFAULT_SAMPLES", "KNOWLEDGE", "SOLVERS", "PIMCAgent", "position", "sample_worlds",
+           "search_job", "search_row", "solve_row", "weighted_worlds", "world_values"]

@@ -6,7 +6,8 @@ is a numpy ``.npz`` archive: one array per layer (``layer{i}.weight`` ``(out, in
 
 ===============  =================================================================
 format, version  ``"imperiale-policy"``, :data:`VERSION`
-obs_size         observation width the network was built for
+obs_version      the observation version it was trained for (:data:`OBS_VERSION`)
+obs_size         the observation's width (the first layer reads its ``FEATURES``)
 num_actions      43
 activation       ``relu`` or ``tanh``
 config           the training run's configuration (a JSON object; its recipe)
@@ -25,6 +26,10 @@ A **training checkpoint** (``RUN_DIR/checkpoint.pt``, written by :mod:`imperiale
 is a ``torch.save`` dict of tensors and plain values read with ``weights_only=True``; its
 policy plays as ``neural:PATH`` when torch is installed.  Its format header and checks live here,
 below both the agents and the training code, so that playing a policy never imports training.
+
+A file trained for another observation version (the 485-float observation of earlier releases
+is version 0) is refused with a message that says so and how to train one for this version:
+its first layer reads inputs that no longer exist.
 """
 
 from __future__ import annotations
@@ -42,10 +47,12 @@ import numpy as np
 
 from imperiale_agents.policy_net import ACTIVATIONS, PolicyNet
 from imperiale_env.core.actions import NUM_ACTIONS
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import FEATURES, OBS_SIZE, OBS_VERSION
 
 FORMAT = "imperiale-policy"
-VERSION = 2
+VERSION = 3
+#: The policy-file versions before :data:`VERSION`, all of observation version 0.
+OLD_VERSIONS = (1, 2)
 #: The largest network a policy file may declare (weights and biases together): 64 Mi values,
 #: 256 MiB of float32, far above any policy of this game (the champion has about 200 k).
 MAX_PARAMETERS = 64 * 1024 * 1024
@@ -55,20 +62,27 @@ MAX_LAYERS = 17
 MAX_METADATA_BYTES = 4 * 1024 * 1024
 #: Metadata keys and the JSON types they must have.
 METADATA_TYPES: dict[str, type | tuple[type, ...]] = {
-    "format": str, "version": int, "obs_size": int, "num_actions": int, "activation": str,
+    "format": str, "version": int, "obs_version": int, "obs_size": int, "num_actions": int, "activation": str,
     "config": dict, "rules": dict, "provenance": dict,
 }
 
 CHECKPOINT_FORMAT = "imperiale-ppo"
-CHECKPOINT_VERSION = 2
-#: Checkpoint versions whose policy can be loaded.  Version 1 also held the game batch as pickled
-#: bytes: its weights load (the bytes stay bytes), but it is never resumed, so that nothing unpickles them.
-CHECKPOINT_READABLE = (1, 2)
+CHECKPOINT_VERSION = 3
+#: Checkpoint versions before :data:`CHECKPOINT_VERSION`: all of observation version 0, refused.
+CHECKPOINT_OLD = (1, 2)
 CHECKPOINT_REQUIRED = ("config", "iteration", "model")
 
 
 class CheckpointError(RuntimeError):
     """A policy file or checkpoint that cannot be read or does not fit this code."""
+
+
+def other_observation(path: str | Path, version: Any) -> CheckpointError:
+    """The refusal of a file trained for observation ``version``, not this engine's."""
+    return CheckpointError(
+        f"{path} was trained for observation version {version!r}; this release observes version {OBS_VERSION} "
+        f"({OBS_SIZE} bytes, docs/observation.md), which that network cannot read. Train a policy for it with "
+        f"imperiale train --config configs/champion.yaml (then imperiale export RUN_DIR/checkpoint.pt FILE.npz)")
 
 
 @dataclass(frozen=True)
@@ -158,6 +172,8 @@ def _checked_metadata(meta: dict[str, Any], path: Path) -> dict[str, Any]:
     if meta.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not an exported policy (its format is {meta.get('format')!r}, "
                               f"not {FORMAT!r})")
+    if meta.get("version") in OLD_VERSIONS:
+        raise other_observation(path, 0)
     for key, kind in METADATA_TYPES.items():
         if key not in meta:
             raise CheckpointError(f"{path}: the metadata lacks {key!r}")
@@ -168,6 +184,8 @@ def _checked_metadata(meta: dict[str, Any], path: Path) -> dict[str, Any]:
     if meta["version"] != VERSION:
         raise CheckpointError(f"{path} is an exported policy of version {meta['version']}; this code reads "
                               f"version {VERSION}")
+    if meta["obs_version"] != OBS_VERSION:
+        raise other_observation(path, meta["obs_version"])
     if meta["obs_size"] != OBS_SIZE or meta["num_actions"] != NUM_ACTIONS:
         raise CheckpointError(f"{path} was trained for observations of {meta['obs_size']} and "
                               f"{meta['num_actions']} actions; this engine has {OBS_SIZE} and {NUM_ACTIONS}")
@@ -190,7 +208,7 @@ def _layers(archive: zipfile.ZipFile, shapes: dict, meta: dict, path: Path) -> t
     if not 1 <= count <= MAX_LAYERS or set(shapes) != expected:
         raise CheckpointError(f"{path}: a policy file holds layer0..layerN (N < {MAX_LAYERS}) weights and biases "
                               f"and metadata; it holds {', '.join(sorted(shapes))}")
-    width, total = meta["obs_size"], 0
+    width, total = FEATURES.size, 0
     for i in range(count):
         w_shape, w_type = shapes[f"layer{i}.weight"]
         b_shape, b_type = shapes[f"layer{i}.bias"]
@@ -225,7 +243,8 @@ def _array(archive: zipfile.ZipFile, name: str) -> np.ndarray:
 
 def policy_archive_bytes(net: PolicyNet, config: dict, rules: dict, provenance: dict) -> bytes:
     """The bytes of an exported policy of ``net`` (the caller writes them atomically)."""
-    meta = {"format": FORMAT, "version": VERSION, "obs_size": net.obs_size, "num_actions": NUM_ACTIONS,
+    meta = {"format": FORMAT, "version": VERSION, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE,
+            "num_actions": NUM_ACTIONS,
             "activation": net.activation, "config": config, "rules": rules, "provenance": provenance}
     arrays = {"metadata": np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)}
     for i, (weight, bias) in enumerate(net.layers):
@@ -260,14 +279,15 @@ def check_checkpoint(data: Any, path: str | Path) -> dict[str, Any]:
     """``data`` (read from ``path``) if it is a checkpoint this code reads, else :class:`CheckpointError`."""
     path = Path(path)
     if isinstance(data, dict) and data.get("format") == FORMAT:
-        raise CheckpointError(f"{path} is an exported policy in the torch format of earlier releases; convert it "
-                              f"once with: imperiale export {path} {path.with_suffix('.npz')}")
+        raise other_observation(path, 0)  # the torch-format exported policies of the first releases
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path} is not an {CHECKPOINT_FORMAT} checkpoint (no '{CHECKPOINT_FORMAT}' "
                               "format header)")
-    if data.get("version") not in CHECKPOINT_READABLE:
+    if data.get("version") in CHECKPOINT_OLD:
+        raise other_observation(path, 0)
+    if data.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(f"{path} has checkpoint version {data.get('version')!r}; this code reads "
-                              f"{', '.join(map(str, CHECKPOINT_READABLE))}")
+                              f"{CHECKPOINT_VERSION}")
     check_contents(data, path, CHECKPOINT_REQUIRED)
     return data
 
@@ -275,6 +295,8 @@ def check_checkpoint(data: Any, path: str | Path) -> dict[str, Any]:
 def check_contents(data: dict[str, Any], path: str | Path, required: tuple[str, ...]) -> None:
     """A file's networks take this engine's observations and give its actions, and it holds
     every key of ``required``."""
+    if data.get("obs_version") != OBS_VERSION:
+        raise other_observation(path, data.get("obs_version", 0))
     if data.get("obs_size") != OBS_SIZE or data.get("num_actions") != NUM_ACTIONS:
         raise CheckpointError(
             f"{path} was trained for observations of {data.get('obs_size')} and {data.get('num_actions')} actions; "

@@ -3,7 +3,10 @@
 Training builds the network with torch (:mod:`imperiale_train.model`); to play, the same
 computation is a few matrix products, so the shipped champion and every exported policy play in
 the core install.  The layers are kept in float32, as torch computes them, so that the greedy
-action is the torch one (tests/test_policy_net.py compares them decision by decision).
+action is the torch one (tests/test_policy_net.py compares them decision by decision).  The
+first layer reads the observation's features (:data:`~imperiale_env.core.observation.FEATURES`:
+one-hot categories and scaled counts), made from the observation bytes here as torch makes
+them in :class:`imperiale_train.model.Expand`.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from imperiale_env.core.observation import FEATURES, OBS_SIZE
 
 #: Logit given to illegal actions: exp(MASK_VALUE - max) is exactly 0 in float32, so a masked
 #: softmax, argmax or Gumbel-max sample never selects an illegal action.
@@ -29,7 +34,8 @@ class PolicyNet:
     activation: str
 
     @property
-    def obs_size(self) -> int:
+    def input_size(self) -> int:
+        """The first layer's width (:data:`FEATURES.size` for a policy of this observation)."""
         return self.layers[0][0].shape[1]
 
     @property
@@ -37,8 +43,9 @@ class PolicyNet:
         return tuple(w.shape[0] for w, _ in self.layers[:-1])
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``(B, actions)`` float32 logits of ``obs`` ``(B, obs_size)``, illegal actions at :data:`MASK_VALUE`."""
-        x = np.asarray(obs, dtype=np.float32)
+        """``(B, actions)`` float32 logits of the observations ``obs`` ``(B, OBS_SIZE)``, illegal actions
+        at :data:`MASK_VALUE`."""
+        x = FEATURES.expand(np.asarray(obs).reshape(-1, OBS_SIZE))
         last = len(self.layers) - 1
         for i, (weight, bias) in enumerate(self.layers):
             x = x @ weight.T + bias

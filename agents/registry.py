@@ -16,6 +16,8 @@ Specs:
                             (:mod:`imperiale_agents.declaration_search`)
 ``pimc:...:infer``          worlds weighed by how likely the champion finds the opponent's plays
                             (:mod:`imperiale_agents.inference`; two players)
+``pimc:...:voids``          the sampler that knows the voids but not the other proofs of play
+                            (the one before observation version 1; for comparisons)
 ``neural:PATH``             a trained policy: an exported policy (.npz) or a training checkpoint
 ``champion``                the policy shipped for the rules played (:mod:`imperiale_agents.champions`)
 ``human``                   a person at the terminal (:mod:`imperiale_agents.human`)
@@ -88,8 +90,8 @@ def _human(arg, rules, spec, workers):
 def _pimc(arg, rules, spec, workers):
     from imperiale_agents.pimc import DEFAULT_SAMPLES, PIMCAgent
 
-    samples, horizon, declarations, infer = ((DEFAULT_SAMPLES, 12, "heuristic", False) if arg is None
-                                             else _pimc_numbers(arg, spec))
+    samples, horizon, declarations, infer, knowledge = ((DEFAULT_SAMPLES, 12, "heuristic", False, "all")
+                                                        if arg is None else _pimc_numbers(arg, spec))
     model = None
     if infer:
         if rules.players != 2:
@@ -101,7 +103,7 @@ def _pimc(arg, rules, spec, workers):
             raise AgentError(f"bad agent {spec!r}: 'infer' models the opponent with the shipped champion, "
                              f"and {exc}") from None
     return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon, declarations=declarations,
-                     infer=model)
+                     infer=model, knowledge=knowledge)
 
 
 def _neural(arg, rules, spec, workers):
@@ -119,7 +121,7 @@ def _champion(arg, rules, spec, workers):
 KINDS: dict[str, AgentKind] = {kind.name: kind for kind in (
     AgentKind("random", "random", False, True, _random),
     AgentKind("heuristic", "heuristic", False, True, _heuristic),
-    AgentKind("pimc", "pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer]", True, True, _pimc),
+    AgentKind("pimc", "pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer|:voids]", True, True, _pimc),
     AgentKind("neural", "neural:PATH", True, True, _neural),
     AgentKind("champion", "champion", False, True, _champion),
     AgentKind("human", "human", False, False, _human),
@@ -219,17 +221,20 @@ def _load_source(source: str, spec: str):
                          "module or path/to/file.py:Class") from None
 
 
-def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str, bool]:
-    """``N[:K][:search][:infer]`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES samples, 1 <= K <= 12
-    tricks, who answers the declarations (``search`` or the heuristic), and whether the worlds are
-    weighed by the champion's likelihood of the opponent's plays (``infer``)."""
+def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str, bool, str]:
+    """``N[:K][:search][:infer|:voids]`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES samples,
+    1 <= K <= 12 tricks, who answers the declarations (``search`` or the heuristic), whether the
+    worlds are weighed by the champion's likelihood of the opponent's plays (``infer``), and what
+    the sampler keeps out of the opponents' hands (``voids``: the voids alone, the sampler before
+    observation version 1)."""
     parts = arg.split(":")
-    allowed = (f"pimc:N[:K][:search][:infer] takes N samples from 1 to {MAX_SAMPLES}, optionally K tricks searched "
-               f"from 1 to 12, 'search' for declarations decided by search and 'infer' for worlds weighed by the "
-               f"opponent's plays, e.g. pimc:16, pimc:16:9, pimc:16:search or pimc:16:infer (allowed agents: "
-               f"{AGENT_FORMS})")
-    infer = len(parts) > 1 and parts[-1] == "infer"
-    if infer:
+    allowed = (f"pimc:N[:K][:search][:infer|:voids] takes N samples from 1 to {MAX_SAMPLES}, optionally K tricks "
+               f"searched from 1 to 12, 'search' for declarations decided by search, 'infer' for worlds weighed by "
+               f"the opponent's plays and 'voids' for the sampler that knows only the voids, e.g. pimc:16, "
+               f"pimc:16:9, pimc:16:search, pimc:16:infer or pimc:16:voids (allowed agents: {AGENT_FORMS})")
+    last = parts[-1] if len(parts) > 1 else ""
+    infer, knowledge = last == "infer", "voids" if last == "voids" else "all"
+    if last in ("infer", "voids"):
         parts = parts[:-1]
     declarations = "heuristic"
     if len(parts) > 1 and parts[-1] == "search":
@@ -240,7 +245,7 @@ def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str, bool]:
     horizon = int(parts[1]) if len(parts) == 2 else 12
     if not 1 <= samples <= MAX_SAMPLES or not 1 <= horizon <= 12:
         raise AgentError(f"bad agent {spec!r}: {allowed}")
-    return samples, horizon, declarations, infer
+    return samples, horizon, declarations, infer, knowledge
 
 
 def _make_neural(path: str, rules: Rules, spec: str) -> Any:

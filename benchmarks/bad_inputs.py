@@ -964,7 +964,7 @@ def gym_cases(s: Scratch) -> list[Case]:
 
     def step(name: str, action: Any, expect: str = "error") -> None:
         def run() -> Any:
-            env = gymnasium.make("Imperiale-v0")
+            env = gymnasium.make("Imperiale-v1")
             env.reset(seed=0)
             _, reward, terminated, _, info = env.step(action)
             if info.get("illegal_action"):
@@ -980,7 +980,7 @@ def gym_cases(s: Scratch) -> list[Case]:
 
     def run_with(kwargs: dict[str, Any], reset: dict[str, Any] | None = None) -> Callable[[], Any]:
         def run() -> Any:
-            env = gymnasium.make("Imperiale-v0", **kwargs)
+            env = gymnasium.make("Imperiale-v1", **kwargs)
             env.reset(**(reset or {"seed": 0}))
             return "made and reset"
         return run
@@ -1000,13 +1000,13 @@ def gym_cases(s: Scratch) -> list[Case]:
                        expect="either"))
 
     def illegal_opponent() -> Any:
-        env = gymnasium.make("Imperiale-v0", opponent=lambda obs, mask: 99, seat=1)
+        env = gymnasium.make("Imperiale-v1", opponent=lambda obs, mask: 99, seat=1)
         env.reset(seed=0)
         return "accepted"
     cases.append(_call(area, "an opponent that returns 99", illegal_opponent, expect="error"))
 
     def step_before_reset() -> Any:
-        env = gymnasium.make("Imperiale-v0")
+        env = gymnasium.make("Imperiale-v1")
         return env.step(0)
     cases.append(_call(area, "step before reset", step_before_reset, expect="error"))
     return cases
@@ -1020,13 +1020,13 @@ def vector_cases(s: Scratch) -> list[Case]:
     area = "vector env"
     cases: list[Case] = []
     for n in (0, -1, 2.5, "4", None):
-        cases.append(_call(area, f"num_envs={n!r}", lambda n=n: gymnasium.make_vec("ImperialeSelfPlay-v0",
+        cases.append(_call(area, f"num_envs={n!r}", lambda n=n: gymnasium.make_vec("ImperialeSelfPlay-v1",
                                                                                     num_envs=n).reset(seed=0),
                            expect="error"))
 
     def stepped(actions: Any) -> Callable[[], Any]:
         def run() -> Any:
-            env = gymnasium.make_vec("ImperialeSelfPlay-v0", num_envs=2)
+            env = gymnasium.make_vec("ImperialeSelfPlay-v1", num_envs=2)
             env.reset(seed=0)
             return env.step(actions)[1]
         return run
@@ -1037,13 +1037,13 @@ def vector_cases(s: Scratch) -> list[Case]:
         cases.append(_call(area, f"step({label})", stepped(actions), expect="error"))
     for seed in (-1, 2**64, "a"):
         cases.append(_call(area, f"reset(seed={seed!r})", lambda seed=seed: gymnasium.make_vec(
-            "ImperialeSelfPlay-v0", num_envs=2).reset(seed=seed), expect="error"))
+            "ImperialeSelfPlay-v1", num_envs=2).reset(seed=seed), expect="error"))
     for mode in ("sync", "async"):
         code = ("import gymnasium, imperiale_env\n"
-                f"env = gymnasium.make_vec('Imperiale-v0', num_envs=4, vectorization_mode='{mode}')\n"
+                f"env = gymnasium.make_vec('Imperiale-v1', num_envs=4, vectorization_mode='{mode}')\n"
                 "for seed in range(8):\n    env.reset(seed=seed)\n    env.step(env.action_space.sample())\n"
                 "env.close()\nprint('ok')")
-        cases.append(_sub_code(area, f"make_vec Imperiale-v0 {mode}, 8 seeds (valid)", code, expect="ok"))
+        cases.append(_sub_code(area, f"make_vec Imperiale-v1 {mode}, 8 seeds (valid)", code, expect="ok"))
     return cases
 
 

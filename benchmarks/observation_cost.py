@@ -1,7 +1,7 @@
 """What one observation costs beside one step, and beside merely writing its bytes.
 
 ``python benchmarks/observation_cost.py [--batch 4096]`` prints nanoseconds per game of: a step
-with the random legal policy, ``observe(out=buf)``, and ``buf.fill(0)`` of the same float32
+with the random legal policy, ``observe(out=buf)``, and ``buf.fill(0)`` of the same uint8
 buffer (best of five runs of 200 calls each).  Why: the with-observations speed of the batched
 engine is bounded by the memory the observation is written to, and this puts a number on that
 bound on the machine at hand (docs/benchmarks.md).
@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from imperiale_env.batch import BatchGame
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.kernels.random_policy import random_legal_actions
 
 
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     batch = parser.parse_args(argv).batch
     game = BatchGame("academie", batch, auto_next_game=True)
     game.reset(0)
-    buffer = np.empty((batch, OBS_SIZE), dtype=np.float32)
+    buffer = np.empty((batch, OBS_SIZE), dtype=OBS_DTYPE)
     actions = np.empty(batch, dtype=np.int64)
     step = 0
 
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         game.observe(out=buffer)
     print(f"batch {batch}, ns a game: step and random policy {ns_per_game(play, batch):.0f}, "
           f"observe(out=) {ns_per_game(lambda: game.observe(out=buffer), batch):.0f}, "
-          f"fill(0) of the same {OBS_SIZE} float32 {ns_per_game(lambda: buffer.fill(0), batch):.0f}")
+          f"fill(0) of the same {OBS_SIZE} bytes {ns_per_game(lambda: buffer.fill(0), batch):.0f}")
     return 0
 
 

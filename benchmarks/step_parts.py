@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from imperiale_env.batch import BatchGame
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.kernels.random_policy import random_legal_actions
 
 PARTS = ("legal actions", "policy", "stages", "restarts", "rest of step", "observe")
@@ -40,7 +40,7 @@ def measure(batch: int, threads: int, steps: int) -> dict[str, float]:
     game = BatchGame("academie", batch, auto_next_game=True, threads=threads)
     game.reset(0)
     actions = np.empty(batch, dtype=np.int64)
-    buffer = np.empty((batch, OBS_SIZE), dtype=np.float32)
+    buffer = np.empty((batch, OBS_SIZE), dtype=OBS_DTYPE)
     clock = dict.fromkeys(PARTS, 0.0)
     game._machine.step = _timed(game._machine.step, clock, "stages")  # the engine's own calls, timed
     game._machine.start = _timed(game._machine.start, clock, "restarts")

@@ -29,7 +29,7 @@ import pyspiel
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import NUM_CARDS, card_code, deck, suit_of
 from imperiale_env.core.declarations import point_of
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import LAYOUT, OBS_SIZE, OFFSETS
 from imperiale_env.core.rules import PRESET_NAMES, RANK_FIELDS, Rules, RulesError, make_rules
 from imperiale_env.envs.common import end_rewards
 from imperiale_env.reference.game import HAND_SIZE, Deal, Game, priority_order
@@ -271,13 +271,14 @@ def _token_seen(seat: int, player: int, action: int, state) -> str:
 
 
 class ImperialeObserver:
-    """OpenSpiel's observer: the tensor is our observation; the string is the player's recall
-    (information state) or the observation's nonzero entries."""
+    """OpenSpiel's observer: the tensor is our observation (version 1, as float32), with one named
+    view per block of its layout in ``dict``; the string is the player's recall (information
+    state) or the observation's nonzero entries as ``index:value``."""
 
     def __init__(self, perfect_recall: bool):
         self.perfect_recall = perfect_recall
         self.tensor = np.zeros(OBS_SIZE, dtype=np.float32)
-        self.dict = {"observation": self.tensor}
+        self.dict = {b.name: self.tensor[OFFSETS[b.name]].reshape(b.shape) for b in LAYOUT}
 
     def set_from(self, state: ImperialeState, player: int) -> None:
         self.tensor[:] = 0.0
@@ -289,7 +290,7 @@ class ImperialeObserver:
             return f"seat {player} dealer {state.engine.start_dealer if state.engine else '?'}: " + \
                 " / ".join(state.seen[player])
         self.set_from(state, player)
-        return " ".join(str(i) for i in np.flatnonzero(self.tensor))
+        return " ".join(f"{i}:{int(self.tensor[i])}" for i in np.flatnonzero(self.tensor))
 
 
 # ---------------------------------------------------------------------- the resampler

@@ -70,7 +70,7 @@ def test_agents_play_legal_actions(preset, spec):
 def test_random_is_uniform_over_legal():
     mask = np.zeros((20000, act.NUM_ACTIONS), dtype=bool)
     mask[:, [3, 7, 40]] = True
-    a = RandomAgent().act(np.zeros((20000, OBS_SIZE), np.float32), mask, np.random.default_rng(1))
+    a = RandomAgent().act(np.zeros((20000, OBS_SIZE), np.uint8), mask, np.random.default_rng(1))
     counts = np.bincount(a, minlength=act.NUM_ACTIONS)[[3, 7, 40]]
     assert counts.sum() == 20000
     assert (np.abs(counts / 20000 - 1 / 3) < 0.02).all()
@@ -102,22 +102,28 @@ def test_heuristic_declares_longest_then_highest_suit():
 
 
 def _play_obs(rules, hand: str, trick: list[str], leader_seat: int, trump: int, played_extra: str = ""):
-    """A hand-made play-phase observation (two players)."""
-    from imperiale_env.core.observation import OFFSETS
+    """A hand-made play-phase observation (two players): ``trick`` on the table in its first
+    trick, ``played_extra`` the opponent's cards of earlier tricks."""
+    from imperiale_env.core.observation import read, write
 
-    o = np.zeros((1, OBS_SIZE), dtype=np.float32)
+    o = np.zeros((1, OBS_SIZE), dtype=np.uint8)
+    extra = played_extra.split()
+    done = len(extra)
     for c in hand.split():
-        o[0, OFFSETS["hand"].start + parse_card(c)] = 1
+        read(o, "hand")[0, parse_card(c)] = 1
+    for k, c in enumerate(extra):
+        read(o, "played_by")[0, parse_card(c)] = 2
+        read(o, "played_in")[0, parse_card(c)] = 1 + k
     for k, c in enumerate(trick):
         seat = (leader_seat + k) % 2
-        o[0, OFFSETS["trick"].start + 36 * seat + parse_card(c)] = 1
-        o[0, OFFSETS["played"].start + 36 * seat + parse_card(c)] = 1
-    for c in played_extra.split():
-        o[0, OFFSETS["played"].start + 36 + parse_card(c)] = 1
-    o[0, OFFSETS["trump"].start + trump] = 1
-    o[0, OFFSETS["phase"].start + 2] = 1
+        read(o, "played_by")[0, parse_card(c)] = 1 + seat
+        read(o, "played_in")[0, parse_card(c)] = 1 + done
     if trick:
-        o[0, OFFSETS["leader"].start + leader_seat] = 1
+        read(o, "leaders")[0, done] = 1 + leader_seat
+    write(o, "trump", trump)
+    write(o, "phase", 3)
+    write(o, "tricks_played", done)
+    write(o, "players", 2)
     mask = np.zeros((1, act.NUM_ACTIONS), dtype=bool)
     return o, mask
 

@@ -107,10 +107,10 @@ def test_observation_layout():
     batch = BatchGame("academie", 8)
     batch.reset(2)
     obs = batch.observe()
-    assert obs.shape == (8, OBS_SIZE) and obs.dtype == np.float32
+    assert obs.shape == (8, OBS_SIZE) and obs.dtype == np.uint8
     hand = obs[:, OFFSETS["hand"]]
     assert np.all(hand.sum(axis=1) == 12)
-    assert np.all(obs[:, OFFSETS["trump"]].sum(axis=1) == 1)
+    assert np.all(obs[:, OFFSETS["trump"]][:, 0] == batch.trump)
     buf = np.empty_like(obs)
     assert batch.observe(out=buf) is buf and np.array_equal(buf, obs)
     # The hand block holds exactly the cards of the acting player.
@@ -131,22 +131,23 @@ def test_observation_follows_the_play():
         # Every legal card is in the hand.
         assert np.all(obs[plays][:, OFFSETS["hand"]][mask[plays][:, :36]] == 1.0)
         batch.step(random_legal(rng, mask))
-    played = batch.observe()[:, OFFSETS["played"]].reshape(16, 3, 36).sum(axis=1)
+    played = batch.observe()[:, OFFSETS["played_by"]] > 0
     hand = batch.observe()[:, OFFSETS["hand"]]
-    assert np.all(played * hand == 0)
+    assert played.any() and not (played & (hand > 0)).any()
 
 
-def test_score_blocks_are_clipped_to_one():
-    """A finished game can hold 4 + 2 impériales of 5, or 24+ points left by the winning award."""
+def test_score_blocks_are_capped():
+    """A finished game can hold 4 + 2 impériales of 5, or 24+ points left by the winning award:
+    the observation caps them at the target and at 24, inside the space's bounds."""
     batch = BatchGame("foster", 2)
     batch.reset(0)
     batch.imperiales[:] = [[6, 1], [2, 3]]
     batch.points[:] = [[32, 0], [5, 23]]
     obs = batch.observe()
-    assert obs.max() <= 1.0
     seat = batch.current_player
-    expected = [1.0, 0.2] if seat[0] == 0 else [0.2, 1.0]
-    assert np.allclose(obs[0, OFFSETS["imperiales"]][:2], expected)
+    expected = [5, 1] if seat[0] == 0 else [1, 5]
+    assert obs[0, OFFSETS["imperiales"]][:2].tolist() == expected
+    assert obs[0, OFFSETS["points"]][:2].tolist() == ([24, 0] if seat[0] == 0 else [0, 24])
 
 
 def test_final_observations_and_restart_from_the_start_score():
@@ -161,7 +162,7 @@ def test_final_observations_and_restart_from_the_start_score():
             rows = np.flatnonzero(terminated)
             final = batch.final_observation[rows]
             # The final view is the last mover's: his own hand block is empty after the 12th trick.
-            played_all = final[:, OFFSETS["progress"]][:, 0] == 1.0
+            played_all = final[:, OFFSETS["tricks_played"]][:, 0] == 12
             assert np.all(final[played_all][:, OFFSETS["hand"]].sum(axis=1) == 0)
             assert np.all(movers[rows] == batch.last_player[rows])
             # Restarted games begin from the score given to reset (a turned honour may follow).

@@ -17,7 +17,7 @@ THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
 def _play(rules: str, threads: int, steps: int = 150) -> tuple[dict, np.ndarray, np.ndarray]:
     game = BatchGame(rules, 37, auto_next_game=True, record_events=True, threads=threads)
     game.reset(5)
-    observations = np.empty((steps, 37, OBS_SIZE), dtype=np.float32)
+    observations = np.empty((steps, 37, OBS_SIZE), dtype=np.uint8)
     masks = np.empty((steps, 37), dtype=np.uint64)
     for step in range(steps):
         game.observe(out=observations[step])
@@ -62,8 +62,8 @@ def test_a_thread_count_outside_the_cores_is_refused(threads):
 
 
 @pytest.mark.parametrize("kwargs, error", [
-    ({"out": np.empty((4, OBS_SIZE), dtype=np.float64)}, "out must be a writeable float32 array"),
-    ({"out": np.empty((3, OBS_SIZE), dtype=np.float32)}, "out must be a writeable float32 array"),
+    ({"out": np.empty((4, OBS_SIZE), dtype=np.float32)}, "out must be a writeable uint8 array"),
+    ({"out": np.empty((3, OBS_SIZE), dtype=np.uint8)}, "out must be a writeable uint8 array"),
     ({"players": np.array([0, 1, 2, 0])}, "players must be from 0 to 1"),
     ({"players": np.array([0, 1])}, "players must be a 1-d array of 4 integers"),
     ({"rows": np.array([4])}, "rows must be from 0 to 3"),
@@ -79,7 +79,7 @@ def test_observe_refuses_what_the_kernel_would_read_out_of_bounds(kwargs, error)
 def test_a_read_only_buffer_is_refused():
     game = BatchGame("academie", 4)
     game.reset(0)
-    out = np.empty((4, OBS_SIZE), dtype=np.float32)
+    out = np.empty((4, OBS_SIZE), dtype=np.uint8)
     out.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         game.observe(out=out)

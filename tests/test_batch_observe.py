@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from imperiale_env.batch import BatchGame
-from imperiale_env.core.observation import OBS_SIZE, OFFSETS
+from imperiale_env.core.observation import OBS_SIZE, OFFSETS, bounds, read
 from imperiale_env.core.rules import PRESET_NAMES
 from imperiale_env.kernels.random_policy import random_legal_actions
 
@@ -27,9 +27,11 @@ def _midgame(preset: str, threads: int = 1, steps: int = 23) -> BatchGame:
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal bit for bit (NaN included)."""
-    return a.shape == b.shape and np.array_equal(np.ascontiguousarray(a).view(np.uint32),
-                                                 np.ascontiguousarray(b).view(np.uint32))
+    """Equal byte for byte."""
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+
+
+DIRTY = 0xAB  # no entry of the layout can hold it (every range ends below 82)
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
@@ -37,13 +39,15 @@ def test_every_entry_of_a_dirty_buffer_is_written(preset):
     """The encoder writes each entry once instead of clearing the row first: no entry may keep
     what the buffer held before (two players leave the third seat's blocks to be written as zeros)."""
     game = _midgame(preset)
-    nan = game.observe(out=np.full((GAMES, OBS_SIZE), np.nan, dtype=np.float32))
-    ones = game.observe(out=np.full((GAMES, OBS_SIZE), 1.0, dtype=np.float32))
-    assert np.isfinite(nan).all() and _same(nan, ones)
+    dirty = game.observe(out=np.full((GAMES, OBS_SIZE), DIRTY, dtype=np.uint8))
+    ones = game.observe(out=np.full((GAMES, OBS_SIZE), 1, dtype=np.uint8))
+    assert (dirty != DIRTY).all() and _same(dirty, ones)
+    low, high = bounds(game.rules)
+    assert ((dirty >= low) & (dirty <= high)).all()
     if game.players == 2:
-        third_seat = np.concatenate([nan[:, OFFSETS[block].start + 72 : OFFSETS[block].stop]
-                                     for block in ("played", "trick", "revealed")], axis=1)
-        assert not third_seat.any()
+        third_seat = np.concatenate([read(dirty, block)[:, -1].reshape(GAMES, -1)
+                                     for block in ("not_held", "voids", "shown_items", "point", "tricks")], axis=1)
+        assert not third_seat.any() and (read(dirty, "played_by") < 3).all()
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
@@ -64,12 +68,12 @@ def test_rows_and_players_encode_the_same_rows_as_the_whole_batch(preset):
 
 def test_a_strided_buffer_is_filled_like_a_contiguous_one():
     game = _midgame("academie3")
-    wide = np.full((GAMES, OBS_SIZE + 2), np.nan, dtype=np.float32)
-    every_other = np.full((2 * GAMES, OBS_SIZE), np.nan, dtype=np.float32)
+    wide = np.full((GAMES, OBS_SIZE + 2), DIRTY, dtype=np.uint8)
+    every_other = np.full((2 * GAMES, OBS_SIZE), DIRTY, dtype=np.uint8)
     assert _same(game.observe(out=wide[:, 1:-1]), game.observe())
-    assert np.isnan(wide[:, 0]).all() and np.isnan(wide[:, -1]).all()  # nothing written outside the view
+    assert (wide[:, 0] == DIRTY).all() and (wide[:, -1] == DIRTY).all()  # nothing written outside the view
     assert _same(game.observe(out=every_other[::2]), game.observe())
-    assert np.isnan(every_other[1::2]).all()
+    assert (every_other[1::2] == DIRTY).all()
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
@@ -78,6 +82,6 @@ def test_two_threads_encode_every_path_like_one(preset):
     one, two = _midgame(preset), _midgame(preset, threads=THREADS)
     rows = np.arange(GAMES)[::-3]
     seats = (one.current_player[rows] + 1) % one.players
-    dirty = np.full((GAMES, OBS_SIZE), np.nan, dtype=np.float32)
+    dirty = np.full((GAMES, OBS_SIZE), DIRTY, dtype=np.uint8)
     assert _same(two.observe(out=dirty), one.observe())
     assert _same(two.observe(rows=rows, players=seats), one.observe(rows=rows, players=seats))

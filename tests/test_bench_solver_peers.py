@@ -9,6 +9,7 @@ import pytest
 from imperiale_cli.cli import main
 from imperiale_cli.devtools.bench_peers import THREAD_VARIABLES, PeersUnavailable, run_peers_bench
 from imperiale_cli.devtools.bench_solver import run_solver_bench
+from imperiale_env.core.observation import OBS_SIZE
 
 
 def test_solver_bench_reports_each_depth_and_the_ratio():
@@ -45,3 +46,4 @@ def test_peers_bench_runs_with_openspiel(capsys, restored_thread_variables):
     assert main(["bench", "--peers", "--seconds", "0.05", "--batch-sizes", "8"]) == 0
     out = capsys.readouterr().out
     assert "OpenSpiel hearts:" in out and "OpenSpiel skat:" in out and "ratio to the faster peer" in out
+    assert f"{OBS_SIZE} bytes an observation" in out and out.count("bytes an observation") == 3

@@ -20,6 +20,7 @@ from imperiale_agents.tournament import run_tournament  # noqa: E402
 from imperiale_cli.cli import main  # noqa: E402
 from imperiale_env.batch import BatchGame  # noqa: E402
 from imperiale_env.core.inputs import InputError  # noqa: E402
+from imperiale_env.core.observation import FEATURES  # noqa: E402
 from imperiale_env.core.rules import PRESET_NAMES  # noqa: E402
 from imperiale_env.records.game_records import game_from_record, load_records  # noqa: E402
 from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
@@ -97,9 +98,9 @@ def test_the_play_command_against_the_champion(preset, monkeypatch, capsys, tmp_
 def test_the_champion_as_the_gymnasium_opponent(preset):
     import gymnasium
 
-    import imperiale_env  # noqa: F401  (registers Imperiale-v0)
+    import imperiale_env  # noqa: F401  (registers Imperiale-v1)
 
-    env = gymnasium.make("Imperiale-v0", rules=preset, opponent=imperiale_agents.champion(preset))
+    env = gymnasium.make("Imperiale-v1", rules=preset, opponent=imperiale_agents.champion(preset))
     rng = np.random.default_rng(1)
     for seed in (0, 1):
         _, info = env.reset(seed=seed)
@@ -256,8 +257,9 @@ def test_a_damaged_policy_file_is_refused_clearly(run_dir, tmp_path, monkeypatch
         "version": ({"meta_edit": lambda m: {**m, "version": 99}}, "version 99"),
         "layer": ({"arrays_edit": lambda a: {k: v for k, v in a.items() if k != "layer1.bias"}}, "holds layer0"),
         "shape": ({"arrays_edit": lambda a: {**a, "layer0.weight": a["layer0.weight"][:, :7]}},
-                  "must take 485 inputs"),
+                  f"must take {FEATURES.size} inputs"),
         "obs": ({"meta_edit": lambda m: {**m, "obs_size": 7}}, "observations of 7"),
+        "obs_version": ({"meta_edit": lambda m: {**m, "obs_version": 2}}, "trained for observation version 2"),
         "nan": ({"arrays_edit": nan["layer0.bias"]}, "NaN or infinite weights"),
         "types": ({"meta_edit": lambda m: {**m, "provenance": ["not", "an", "object"]}},
                   "'provenance' must be a JSON object, got list"),
@@ -292,29 +294,33 @@ def test_unknown_metadata_keys_are_warned_about_not_refused(run_dir, tmp_path):
     assert agent.provenance == read_policy(good).provenance
 
 
-def test_an_old_torch_exported_policy_says_how_to_convert_it(run_dir, tmp_path, capsys):
-    """Exported policies of earlier releases were torch files: one line says how to convert, and
-    ``imperiale export`` converts them to a policy that plays the same moves."""
+def test_files_of_observation_version_0_are_refused_in_one_line(run_dir, tmp_path, capsys):
+    """A checkpoint, an exported policy (.npz, policy version 2) and a torch-format exported
+    policy of the releases before observation version 1: each refused with one line that says
+    why and how to train one for this version."""
     source = load_checkpoint(run_dir / "checkpoint.pt")
+    old_checkpoint = {k: v for k, v in source.items() if k != "obs_version"}
+    old_checkpoint.update(version=2, obs_size=485)
+    torch.save(old_checkpoint, tmp_path / "old_checkpoint.pt")
     actor = {k[len("actor."):]: v for k, v in source["model"].items() if k.startswith("actor.")}
-    old = {"format": FORMAT, "version": 1, "obs_size": source["obs_size"], "num_actions": source["num_actions"],
-           "config": source["config"], "rules": source["rules"], "actor": actor,
-           "provenance": {"seed": 7, "iteration": 3, "global_step": 1, "train_seconds": None, "history": [],
-                          "source": "checkpoint.pt"}}
-    torch.save(old, tmp_path / "old.pt")
-    with pytest.raises(AgentError, match="convert it once with: imperiale export .*old.pt .*old.npz"):
-        make_agent(f"neural:{tmp_path / 'old.pt'}", "academie3")
-    assert main(["export", str(tmp_path / "old.pt"), str(tmp_path / "old.npz")]) == 0
-    converted, original = make_agent(f"neural:{tmp_path / 'old.npz'}", "academie3"), \
-        make_agent(f"neural:{run_dir / 'checkpoint.pt'}", "academie3")
-    assert converted.provenance["converted_from"] == "old.pt"
-    bg = BatchGame("academie3", 32)
-    bg.reset(4)
-    for _ in range(40):
-        obs, mask = bg.observe(), bg.legal_action_mask()
-        actions = converted.act(obs, mask)
-        assert (actions == original.act(obs, mask)).all()
-        bg.step(actions)
+    torch.save({"format": FORMAT, "version": 1, "obs_size": 485, "num_actions": 43, "config": source["config"],
+                "rules": source["rules"], "actor": actor, "provenance": {}}, tmp_path / "old_export.pt")
+    good = export_policy(run_dir / "checkpoint.pt", tmp_path / "good.npz")
+    _rewrite(good, tmp_path / "old_policy.npz",
+             meta_edit=lambda m: {k: v for k, v in {**m, "version": 2, "obs_size": 485}.items() if k != "obs_version"})
+    for name in ("old_checkpoint.pt", "old_export.pt", "old_policy.npz"):
+        path = tmp_path / name
+        with pytest.raises(CheckpointError, match="trained for observation version 0; this release observes "
+                                                  "version 1 .* imperiale train --config configs/champion.yaml"):
+            read_policy(path)
+        assert main(["eval", "--agents", f"neural:{path},heuristic", "--deals", "2"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "observation version 0" in err, err
+    resumed = tmp_path / "old_run"
+    resumed.mkdir()
+    shutil.copy(tmp_path / "old_checkpoint.pt", resumed / "checkpoint.pt")
+    assert main(["train", "--resume", f"run_dir={resumed}", "iterations=1"]) == 2
+    assert "trained for observation version 0" in capsys.readouterr().err
 
 
 def test_the_training_time_needs_every_iteration_once(tmp_path):

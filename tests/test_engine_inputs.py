@@ -57,11 +57,11 @@ def test_showing_the_turned_imperiale_reveals_the_three_cards_it_completes(prese
     batch.reset(np.array([seed], dtype=np.uint64))
     for a in taken:
         batch.step([a])
-    before = observe(game, opponent)[OFFSETS["revealed"]][36:72].copy()  # the dealer is seat 1 for him
+    before = observe(game, opponent)[OFFSETS["shown_by"]] == 2  # the dealer is seat 1 for him
     game.step(act.SHOW)
     batch.step([act.SHOW])
-    after = observe(game, opponent)[OFFSETS["revealed"]][36:72]
-    new = {int(c) for c in np.flatnonzero(after - before)}
+    after = observe(game, opponent)[OFFSETS["shown_by"]] == 2
+    new = {int(c) for c in np.flatnonzero(after & ~before)}
     turned = game.state.deal.turned
     assert len(new) == 3 and new <= game.state.deal.hands[dealer] and turned not in new
     assert all(c // 9 == turned // 9 for c in new) or all(c % 9 == turned % 9 for c in new), [

@@ -46,7 +46,7 @@ def test_an_aec_env_copied_mid_game_plays_on_exactly(how):
 
 @pytest.mark.parametrize("how", COPIES)
 def test_a_gymnasium_env_copied_mid_game_plays_on_exactly(how):
-    env = gymnasium.make("Imperiale-v0", rules="academie")
+    env = gymnasium.make("Imperiale-v1", rules="academie")
     _, info = env.reset(seed=2)
     for _ in range(5):
         _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
@@ -80,13 +80,13 @@ def test_arrays_handed_out_cannot_change_the_game():
 def test_numpy_integer_seeds_are_seeds(seed):
     aec = imperiale_env.env()
     aec.reset(seed=seed)
-    gym_obs, _ = gymnasium.make("Imperiale-v0").reset(seed=seed)
-    vec_obs, _ = gymnasium.make_vec("ImperialeSelfPlay-v0", num_envs=2).reset(seed=seed)
-    plain = gymnasium.make("Imperiale-v0").reset(seed=7)[0]
+    gym_obs, _ = gymnasium.make("Imperiale-v1").reset(seed=seed)
+    vec_obs, _ = gymnasium.make_vec("ImperialeSelfPlay-v1", num_envs=2).reset(seed=seed)
+    plain = gymnasium.make("Imperiale-v1").reset(seed=7)[0]
     assert np.array_equal(gym_obs, plain) and vec_obs.shape[0] == 2 and aec.game_seed is not None
     for bad in (np.float64(7.0), np.bool_(True), np.int64(-1)):
         with pytest.raises(ValueError, match="seed"):
-            gymnasium.make("Imperiale-v0").reset(seed=bad)
+            gymnasium.make("Imperiale-v1").reset(seed=bad)
 
 
 class _SlowOpponent:
@@ -100,7 +100,7 @@ class _SlowOpponent:
 
 
 def test_one_env_stepped_from_two_threads_is_refused():
-    env = gymnasium.make("Imperiale-v0", opponent=_SlowOpponent(), seat=1).unwrapped
+    env = gymnasium.make("Imperiale-v1", opponent=_SlowOpponent(), seat=1).unwrapped
     errors = []
     busy = threading.Thread(target=lambda: env.reset(seed=3))
     busy.start()

@@ -187,7 +187,7 @@ def test_every_game_seed_a_user_sees_fits_an_int64():
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_make_vec_of_the_single_agent_env(mode):
-    v = gymnasium.make_vec("Imperiale-v0", num_envs=4, vectorization_mode=mode)
+    v = gymnasium.make_vec("Imperiale-v1", num_envs=4, vectorization_mode=mode)
     try:
         ended = 0
         for seed in (0, 1, 7):

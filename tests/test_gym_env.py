@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import imperiale_env  # noqa: F401  (registers Imperiale-v0)
+import imperiale_env  # noqa: F401  (registers Imperiale-v1)
 from imperiale_env.core.observation import OBS_SIZE, OFFSETS
 from imperiale_env.core.rules import PRESET_NAMES, make_rules
 from imperiale_env.envs.gym_env import ImperialeEnv
@@ -21,13 +21,13 @@ from imperiale_env.reference.game import Game
 def test_gymnasium_check_env(preset, capsys):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check_env(gymnasium.make("Imperiale-v0", rules=preset).unwrapped)
-        check_env(gymnasium.make("Imperiale-v0", rules=preset, seat="random", episode="deal").unwrapped)
+        check_env(gymnasium.make("Imperiale-v1", rules=preset).unwrapped)
+        check_env(gymnasium.make("Imperiale-v1", rules=preset, seat="random", episode="deal").unwrapped)
     assert not [str(w.message) for w in caught]
 
 
 def test_default_make_passes_the_checker():
-    check_env(gymnasium.make("Imperiale-v0").unwrapped)
+    check_env(gymnasium.make("Imperiale-v1").unwrapped)
 
 
 class Recorder:
@@ -41,7 +41,7 @@ class Recorder:
         return int(legal[self.rng.integers(len(legal))])
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> int:  # the opponent
-        assert obs.shape == (OBS_SIZE,) and obs.dtype == np.float32 and mask.dtype == bool
+        assert obs.shape == (OBS_SIZE,) and obs.dtype == np.uint8 and mask.dtype == bool
         action = self.pick(mask)
         self.moves.append((self.env.engine.current_player, action))
         return action

@@ -15,6 +15,7 @@ torch = pytest.importorskip("torch")
 from imperiale_agents.pimc import PIMCAgent, search_job, search_row, solve_row  # noqa: E402
 from imperiale_env.batch import BatchGame  # noqa: E402
 from imperiale_env.core.cards import NUM_CARDS  # noqa: E402
+from imperiale_env.core.observation import OBS_SIZE  # noqa: E402
 from imperiale_env.core.rules import make_rules  # noqa: E402
 from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
 from imperiale_train.config import ConfigError, make_config  # noqa: E402
@@ -87,7 +88,7 @@ def test_labels_are_the_same_whatever_the_worker_count():
 
 def test_targets_weigh_the_legal_cards_by_value():
     labels = Labels.empty(False).concat(Labels(
-        obs=np.zeros((2, 485), np.float32), mask=np.zeros((2, 43), bool), hidden=np.zeros((2, 0), np.float32),
+        obs=np.zeros((2, OBS_SIZE), np.uint8), mask=np.zeros((2, 43), bool), hidden=np.zeros((2, 0), np.float32),
         values=np.full((2, NUM_CARDS), np.nan, np.float32), action=np.array([3, 40]), ret=np.zeros(2, np.float32)))
     labels.mask[0, [1, 2, 3]] = True
     labels.values[0, [1, 2, 3]] = [2.0, 3.0, 3.0]

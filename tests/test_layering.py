@@ -107,8 +107,8 @@ def test_a_leaf_module_does_not_import_the_environment_libraries():
 
 
 def test_the_environments_register_when_gymnasium_comes_after_or_before():
-    after = "import imperiale_env, gymnasium; gymnasium.make('Imperiale-v0'); print(imperiale_env.env)"
-    before = "import gymnasium, imperiale_env; gymnasium.make_vec('ImperialeSelfPlay-v0', num_envs=2)"
+    after = "import imperiale_env, gymnasium; gymnasium.make('Imperiale-v1'); print(imperiale_env.env)"
+    before = "import gymnasium, imperiale_env; gymnasium.make_vec('ImperialeSelfPlay-v1', num_envs=2)"
     assert "gymnasium" in _modules_after(after) and "gymnasium" in _modules_after(before)
 
 

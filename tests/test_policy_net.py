@@ -1,4 +1,4 @@
-"""The numpy forward pass plays exactly what torch's does: the shipped champion compared decision
+"""The numpy forward pass (features included) plays exactly what torch's does: the shipped champion compared decision
 by decision over a hundred thousand decisions of random play."""
 
 from __future__ import annotations
@@ -26,17 +26,24 @@ def test_numpy_and_torch_choose_the_same_card_on_every_decision():
     game = BatchGame("academie", 1024, auto_next_game=True)
     game.reset(seed=5)
     rng = np.random.default_rng(0)
-    decisions, worst = 0, 0.0
+    decisions, worst, ties = 0, 0.0, 0
     while decisions < 100_000:
         obs, mask = game.observe(), game.legal_action_mask()
         with torch.no_grad():
-            logits = policy(torch.from_numpy(np.asarray(obs, np.float32)), torch.from_numpy(mask))
-        assert (agent.act(obs, mask) == logits.argmax(1).numpy()).all()
+            logits = policy(torch.from_numpy(obs), torch.from_numpy(mask))
+        ours, torch_choice = agent.act(obs, mask), logits.argmax(1).numpy()
+        differ = np.flatnonzero(ours != torch_choice)
+        # Only where the two best logits are equal to float32 rounding (the sums of 1,085 inputs
+        # are added in another order by numpy's and torch's matrix products).
+        gap = np.abs(logits.numpy()[differ, ours[differ]] - logits.numpy()[differ, torch_choice[differ]])
+        assert (gap < 1e-5).all(), gap
+        ties += len(differ)
         theirs = torch.log_softmax(logits, -1).numpy()
         worst = max(worst, float(np.abs(np.where(mask, agent.log_probs(obs, mask) - theirs, 0.0)).max()))
         decisions += len(obs)
         game.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
     assert worst < 1e-4
+    assert ties <= 10  # measured: 1 in 100,352 decisions
 
 
 def test_the_champion_plays_without_torch(tmp_path):

@@ -5,9 +5,10 @@ import importlib
 
 import gymnasium
 import pettingzoo
+import pytest
 
 import imperiale_env
-from imperiale_env.envs.registration import GYM_ID, GYM_VECTOR_ID, PETTINGZOO_ID
+from imperiale_env.envs.registration import GYM_ID, GYM_VECTOR_ID, PETTINGZOO_ID, RetiredEnvError
 
 
 def test_every_public_name_imports():
@@ -37,6 +38,17 @@ def test_the_registered_ids_build_envs():
     aec = pettingzoo.make("aec", PETTINGZOO_ID)
     aec.reset(seed=0)
     assert aec.agents
+
+
+def test_the_ids_of_observation_version_0_refuse_in_one_line_naming_the_new_ones():
+    for make, old, new in ((lambda i: gymnasium.make(i), "Imperiale-v0", GYM_ID),
+                           (lambda i: gymnasium.make_vec(i, num_envs=2), "ImperialeSelfPlay-v0", GYM_VECTOR_ID),
+                           (lambda i: pettingzoo.make("aec", i), "imperiale/imperiale_v0", PETTINGZOO_ID)):
+        with pytest.raises(RetiredEnvError) as caught:
+            make(old)
+        message = str(caught.value)
+        assert "\n" not in message and old in message and f"use {new}" in message and "version 1" in message
+    assert (GYM_ID, GYM_VECTOR_ID, PETTINGZOO_ID) == ("Imperiale-v1", "ImperialeSelfPlay-v1", "imperiale/imperiale_v1")
 
 
 def test_no_generic_top_level_package_is_installed():

@@ -72,7 +72,7 @@ def test_your_own_agent_plays_in_eval_and_as_the_env_opponent(agent_file, capsys
                  "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "my_bots.py:FirstLegal" in out and "random" in out
-    env = gymnasium.make("Imperiale-v0", opponent=make_agent("my_bots:FirstLegal"))
+    env = gymnasium.make("Imperiale-v1", opponent=make_agent("my_bots:FirstLegal"))
     obs, info = env.reset(seed=1)
     for _ in range(200):
         obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))

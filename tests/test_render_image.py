@@ -7,7 +7,7 @@ import numpy as np
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import render_test
 
-import imperiale_env  # noqa: F401  (registers Imperiale-v0)
+import imperiale_env  # noqa: F401  (registers Imperiale-v1)
 from imperiale_env.envs.aec import env as aec_env
 from imperiale_env.envs.gym_env import ImperialeEnv
 from imperiale_env.envs.render_image import HEIGHT, WIDTH
@@ -34,7 +34,7 @@ def test_gym_frames_change_with_the_state():
 
 
 def test_gym_check_env_passes_with_rgb_array(recwarn):
-    check_env(gymnasium.make("Imperiale-v0", render_mode="rgb_array").unwrapped, skip_render_check=False)
+    check_env(gymnasium.make("Imperiale-v1", render_mode="rgb_array").unwrapped, skip_render_check=False)
     assert not [w for w in recwarn if "render" in str(w.message)]  # the render modes were checked
 
 

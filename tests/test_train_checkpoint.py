@@ -128,7 +128,8 @@ def test_a_checkpoint_is_plain_data(tmp_path):
     data = torch.load(result["checkpoint"], weights_only=True)  # no allowlisted globals
     kinds = {type(x) for x in _leaves(data)}
     assert kinds <= {torch.Tensor, int, float, bool, str, type(None)}, kinds
-    assert data["version"] == 2 and data["rollout"]["bg"]["state"]["hands"].dtype == torch.uint64
+    assert data["version"] == 3 and data["obs_version"] == 1
+    assert data["rollout"]["bg"]["state"]["hands"].dtype == torch.uint64
 
 
 class _Evil:
@@ -168,10 +169,10 @@ def test_a_malicious_checkpoint_runs_nothing(tmp_path, capsys):
     torch.save(data, result["checkpoint"])
     code, err = _resume(tmp_path / "real", capsys, "iterations=2")
     assert code == 2 and "rollout state must hold" in err
-    data["version"] = 1
+    data["version"] = 1  # the checkpoints that stored pickles are of observation version 0
     torch.save(data, result["checkpoint"])
     code, err = _resume(tmp_path / "real", capsys, "iterations=2")
-    assert code == 2 and "never resumed" in err
+    assert code == 2 and "trained for observation version 0" in err
     assert not marker.exists()
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-import imperiale_env  # noqa: F401  (registers ImperialeSelfPlay-v0)
+import imperiale_env  # noqa: F401  (registers ImperialeSelfPlay-v1)
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.observation import OBS_SIZE, OFFSETS
 from imperiale_env.core.rules import PRESET_NAMES, make_rules
@@ -24,7 +24,7 @@ def random_actions(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
 def test_spaces_and_metadata():
     v = ImperialeVectorEnv(5, rules="academie3")
     assert v.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
-    assert v.single_observation_space.shape == (OBS_SIZE,) and v.single_observation_space.dtype == np.float32
+    assert v.single_observation_space.shape == (OBS_SIZE,) and v.single_observation_space.dtype == np.uint8
     assert v.single_action_space.n == 43
     assert v.observation_space.shape == (5, OBS_SIZE)
     assert v.action_space.shape == (5,) and np.all(v.action_space.nvec == 43)
@@ -32,7 +32,7 @@ def test_spaces_and_metadata():
     assert obs in v.observation_space
     assert info["acting_seat"].shape == (5,) and info["action_mask"].shape == (5, 43)
     assert info["action_mask"].dtype == np.int8 and info["action_mask"].any(axis=1).all()
-    made = gymnasium.make_vec("ImperialeSelfPlay-v0", num_envs=3, rules="foster")
+    made = gymnasium.make_vec("ImperialeSelfPlay-v1", num_envs=3, rules="foster")
     assert made.num_envs == 3 and made.unwrapped.rules.preset == "foster"
 
 
@@ -80,7 +80,7 @@ def test_same_games_as_the_reference_engine(preset):
             assert np.array_equal(info["final_obs"][i], last)
             # The next game starts at once, with the next seed.
             assert int(v.game_seeds[i]) == int(next_game_seed(seeds[i:i + 1])[0])
-            assert obs[i][OFFSETS["hand"]].sum() == 12 and obs[i][OFFSETS["progress"]][0] == 0
+            assert obs[i][OFFSETS["hand"]].sum() == 12 and obs[i][OFFSETS["tricks_played"]][0] == 0
             seeds[i] = v.game_seeds[i]
             moves[i] = []
             checked[i] += 1
@@ -103,7 +103,7 @@ def test_final_info_masks():
     for key in ("winner", "imperiales", "points", "game_seed", "rewards", "last_seat"):
         assert np.array_equal(info["final_info"]["_" + key], terminated)
     final = info["final_obs"][np.flatnonzero(terminated)[0]]
-    assert final[OFFSETS["phase"]].sum() == 0  # nobody is to act in a finished game
+    assert final[OFFSETS["phase"]][0] == 0  # nobody is to act in a finished game
 
 
 def test_one_deal_episodes():

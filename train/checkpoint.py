@@ -7,7 +7,8 @@ Its keys:
 
 ===============  =================================================================
 format, version  ``"imperiale-ppo"``, :data:`VERSION`
-obs_size         observation width the networks were built for (485)
+obs_version      the observation version the networks read (1)
+obs_size         the observation's width (346 bytes)
 num_actions      43
 config           the :class:`~imperiale_train.config.TrainConfig` as a dict
 rules            the rules record (:meth:`Rules.to_dict`)
@@ -43,7 +44,6 @@ import torch
 
 from imperiale_agents.policy_file import (
     CHECKPOINT_FORMAT,
-    CHECKPOINT_READABLE,
     CHECKPOINT_REQUIRED,
     CHECKPOINT_VERSION,
     CheckpointError,
@@ -52,19 +52,18 @@ from imperiale_agents.policy_file import (
 )
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.atomic import write_atomic
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_SIZE, OBS_VERSION
 
 FORMAT = CHECKPOINT_FORMAT
 VERSION = CHECKPOINT_VERSION
-READABLE = CHECKPOINT_READABLE
 REQUIRED = CHECKPOINT_REQUIRED
 
 
 def save_checkpoint(path: str | Path, state: dict[str, Any]) -> Path:
     """Write ``state`` (plus the format header) to ``path`` atomically: a temporary file in the
     same directory, flushed and fsynced, then ``os.replace`` (a reader never sees half a file)."""
-    return _atomic_save(path, {"format": FORMAT, "version": VERSION, "obs_size": OBS_SIZE, "num_actions": NUM_ACTIONS,
-                               **state})
+    return _atomic_save(path, {"format": FORMAT, "version": VERSION, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE,
+                               "num_actions": NUM_ACTIONS, **state})
 
 
 def _atomic_save(path: str | Path, data: dict[str, Any]) -> Path:
@@ -104,7 +103,8 @@ LABELS_FORMAT = "imperiale-labels"
 
 def save_labels(path: str | Path, labels: dict[str, torch.Tensor]) -> Path:
     """Write the imitation labels (a dict of tensors) atomically, with their format header."""
-    return _atomic_save(path, {"format": LABELS_FORMAT, "obs_size": OBS_SIZE, "labels": labels})
+    return _atomic_save(path, {"format": LABELS_FORMAT, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE,
+                               "labels": labels})
 
 
 def load_labels(path: str | Path, rows: int) -> dict[str, torch.Tensor]:
@@ -117,9 +117,9 @@ def load_labels(path: str | Path, rows: int) -> dict[str, torch.Tensor]:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # as in load_checkpoint: many kinds of damage
         raise CheckpointError(f"{path} is corrupt or not imitation labels ({type(exc).__name__}: {exc})") from None
-    if not isinstance(data, dict) or data.get("format") != LABELS_FORMAT or data.get("obs_size") != OBS_SIZE \
+    if not isinstance(data, dict) or data.get("format") != LABELS_FORMAT or data.get("obs_version") != OBS_VERSION \
             or not isinstance(data.get("labels"), dict):
-        raise CheckpointError(f"{path} is not an {LABELS_FORMAT} file for observations of {OBS_SIZE}")
+        raise CheckpointError(f"{path} is not an {LABELS_FORMAT} file for observation version {OBS_VERSION}")
     labels = data["labels"]
     have = labels.get("action")
     if not isinstance(have, torch.Tensor) or len(have) < rows:

@@ -7,8 +7,9 @@ smaller, the form of the champions shipped in ``agents/champions/``
 (``imperiale export RUN_DIR/checkpoint.pt OUT.npz``): a numpy archive of the policy's layers and
 JSON metadata (the layout is :mod:`imperiale_agents.policy_file`'s), which plays without torch.
 
-An exported policy of earlier releases (a torch file of format ``imperiale-policy`` version 1)
-is converted by the same command: ``imperiale export OLD.pt NEW.npz``.
+Files of releases before observation version 1 (checkpoints, and the torch-format exported
+policies of the first releases) are refused with the reason: their networks read the old
+observation (:func:`imperiale_agents.policy_file.other_observation`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import json
 from pathlib import Path
 
 from imperiale_agents.policy_file import (
-    FORMAT,
     CheckpointError,
     check_checkpoint,
     is_policy_archive,
@@ -26,13 +26,8 @@ from imperiale_agents.policy_file import (
     provenance,
     read_torch_file,
 )
-from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.inputs import input_file, output_file
-from imperiale_env.core.observation import OBS_SIZE
 from imperiale_train.checkpoint import build_model
-
-#: The version of the torch-format exported policies of earlier releases, converted by :func:`export_policy`.
-TORCH_EXPORT_VERSION = 1
 
 
 def train_seconds(run_dir: Path, iterations: int, batch_size: int) -> float | None:
@@ -75,8 +70,8 @@ def train_seconds(run_dir: Path, iterations: int, batch_size: int) -> float | No
 
 
 def export_policy(checkpoint: str | Path, out: str | Path) -> Path:
-    """Write the policy of training checkpoint ``checkpoint`` (or of an exported policy in the torch
-    format of earlier releases) to the new file ``out``, an exported policy (``.npz``).
+    """Write the policy of training checkpoint ``checkpoint`` to the new file ``out``, an exported
+    policy (``.npz``).
 
     Everything is checked before anything is written: ``out`` must not exist (nothing is
     overwritten) and its folder must be writable; ``checkpoint`` must be a training checkpoint
@@ -86,34 +81,16 @@ def export_policy(checkpoint: str | Path, out: str | Path) -> Path:
     src = input_file(checkpoint, "checkpoint")
     if is_policy_archive(src):
         raise CheckpointError(f"{src} is already an exported policy; export takes a training checkpoint "
-                              "(RUN_DIR/checkpoint.pt) or an exported policy of earlier releases (.pt)")
-    data = read_torch_file(src)
-    if isinstance(data, dict) and data.get("format") == FORMAT:
-        net, config, rules, made = _old_export(data, src)
-    else:
-        data = check_checkpoint(data, src)
-        model, cfg = build_model(data)
-        if "rules" not in data:
-            raise CheckpointError(f"{src} lacks the rules record it was trained under")
-        net = net_from_state(model.state_dict(), data["config"], "actor.net.", src)
-        seconds = train_seconds(src.resolve().parent, int(data["iteration"]), cfg.batch_size)
-        config, rules, made = data["config"], data["rules"], provenance(data, src, seconds)
-    _write_new(out, policy_archive_bytes(net, _plain(config), _plain(rules), _plain(made)))
+                              "(RUN_DIR/checkpoint.pt)")
+    data = check_checkpoint(read_torch_file(src), src)
+    model, cfg = build_model(data)
+    if "rules" not in data:
+        raise CheckpointError(f"{src} lacks the rules record it was trained under")
+    net = net_from_state(model.state_dict(), data["config"], "actor.net.", src)
+    seconds = train_seconds(src.resolve().parent, int(data["iteration"]), cfg.batch_size)
+    made = provenance(data, src, seconds)
+    _write_new(out, policy_archive_bytes(net, _plain(data["config"]), _plain(data["rules"]), _plain(made)))
     return out
-
-
-def _old_export(data: dict, src: Path):
-    """The contents of an exported policy in the torch format of earlier releases."""
-    if data.get("version") != TORCH_EXPORT_VERSION or data.get("obs_size") != OBS_SIZE \
-            or data.get("num_actions") != NUM_ACTIONS:
-        raise CheckpointError(f"{src} is an exported policy of version {data.get('version')!r} for observations "
-                              f"of {data.get('obs_size')}; this code converts version {TORCH_EXPORT_VERSION} "
-                              f"for {OBS_SIZE}")
-    missing = [k for k in ("config", "rules", "actor", "provenance") if k not in data]
-    if missing:
-        raise CheckpointError(f"{src} lacks {', '.join(missing)}")
-    net = net_from_state(data["actor"], data["config"], "net.", src)
-    return net, data["config"], data["rules"], {**dict(data["provenance"]), "converted_from": src.name}
 
 
 def _plain(value):

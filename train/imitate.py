@@ -32,10 +32,10 @@ from torch import nn
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rules import Rules
 from imperiale_train.config import TrainConfig
-from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic
+from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, critic_input
 from imperiale_train.rollout import hidden_hands
 
 #: Phase of a card to play in the observation (:class:`imperiale_agents.view.View`).
@@ -46,7 +46,7 @@ PLAY_PHASE = 2
 class Labels:
     """Labelled decisions (numpy arrays, one row each): what the policy and the value imitate."""
 
-    obs: np.ndarray  # (N, OBS_SIZE) float32
+    obs: np.ndarray  # (N, OBS_SIZE) uint8
     mask: np.ndarray  # (N, 43) bool
     hidden: np.ndarray  # (N, 72) float32 with the perfect critic (the other hands), else (N, 0)
     values: np.ndarray  # (N, 36) float32: pimc's mean value of each legal card; NaN elsewhere and for declarations
@@ -58,7 +58,7 @@ class Labels:
 
     @classmethod
     def empty(cls, perfect: bool) -> Labels:
-        return cls(np.zeros((0, OBS_SIZE), np.float32), np.zeros((0, NUM_ACTIONS), bool),
+        return cls(np.zeros((0, OBS_SIZE), OBS_DTYPE), np.zeros((0, NUM_ACTIONS), bool),
                    np.zeros((0, HIDDEN_HANDS_SIZE if perfect else 0), np.float32),
                    np.zeros((0, NUM_CARDS), np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32))
 
@@ -81,7 +81,7 @@ class Labels:
         arrays = {k: data[k].cpu().numpy() for k in names}
         n = len(arrays["action"])
         hidden = arrays["hidden"].shape[1:] if arrays["hidden"].ndim == 2 else None
-        expected = {"obs": ((n, OBS_SIZE), np.float32), "mask": ((n, NUM_ACTIONS), np.bool_),
+        expected = {"obs": ((n, OBS_SIZE), np.dtype(OBS_DTYPE)), "mask": ((n, NUM_ACTIONS), np.bool_),
                     "hidden": ((n, hidden[0] if hidden in ((0,), (HIDDEN_HANDS_SIZE,)) else -1), np.float32),
                     "values": ((n, NUM_CARDS), np.float32), "action": ((n,), np.int64), "ret": ((n,), np.float32)}
         for name, (shape, dtype) in expected.items():
@@ -137,7 +137,6 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
     on worlds weighed by the model's likelihood of the opponent's plays (:mod:`imperiale_agents.inference`).
     ``bar``: a progress bar advanced by one per game that ends."""
     from imperiale_agents.heuristic import HeuristicAgent
-    from imperiale_agents.inference import PlayMemory
     from imperiale_agents.pimc import search_job, weighted_worlds
     from imperiale_agents.view import decode
 
@@ -146,7 +145,6 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
     bg.reset(int(rng.integers(2**63)))
     rewards_of = np.zeros((games, rules.players), dtype=np.float32)
     parts: list[tuple] = []  # per step: obs, mask, hidden, values, action, game, seat
-    memory = PlayMemory()
     while not bg.done.all():
         live = np.flatnonzero(~bg.done)
         obs = bg.observe()[live]
@@ -157,10 +155,8 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
         v = decode(obs)
         cards = np.flatnonzero((v.phase == PLAY_PHASE) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
         seeds = rng.integers(0, 2**63, size=len(cards))
-        deals = memory.record_plays(obs, v) if infer is not None else {}
         jobs = [search_job(obs[r : r + 1], mask[r], rules, samples, int(s), worlds=None if infer is None else
-                           weighted_worlds(rules, obs[r], decode(obs[r : r + 1]), deals[int(r)], int(s), samples,
-                                           infer))
+                           weighted_worlds(rules, obs[r], decode(obs[r : r + 1]), int(s), samples, infer))
                 for r, s in zip(cards, seeds, strict=True)]
         for r, (card, mean) in zip(cards, pool.map(jobs), strict=True):
             action[r], values[r] = card, mean
@@ -206,8 +202,7 @@ def imitation_update(model: ActorCritic, optimizer: torch.optim.Optimizer, label
     n = len(labels)
     obs = torch.from_numpy(labels.obs).to(device)
     mask = torch.from_numpy(labels.mask).to(device)
-    critic_obs = obs if labels.hidden.shape[1] == 0 else torch.cat([obs, torch.from_numpy(labels.hidden).to(device)],
-                                                                   dim=1)
+    critic_obs = critic_input(obs, torch.from_numpy(labels.hidden).to(device) if labels.hidden.shape[1] else None)
     target = torch.from_numpy(targets(labels, cfg.imitation_temperature)).to(device)
     ret = torch.from_numpy(labels.ret).to(device)
     sums = {"loss/imitation_policy": 0.0, "loss/imitation_value": 0.0, "loss/grad_norm": 0.0}

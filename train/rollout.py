@@ -26,10 +26,10 @@ import torch
 from imperiale_agents.base import make_agent
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_CARDS
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rules import Rules
 from imperiale_train.config import TrainConfig
-from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, sample_actions
+from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, critic_input, sample_actions
 
 NUM_ACTIONS = 43
 #: ``SelfPlayRollout.opponent`` codes besides pool entry ids (>= 0): the current policy, and
@@ -157,7 +157,7 @@ class SelfPlayRollout:
         self.fixed = [make_agent(spec, rules, workers=config.opponent_workers) for spec in config.train_opponents]
         self._assign(np.arange(self.n), rng, np.zeros(0, dtype=np.int64))
         T, n = self.T, self.n
-        self.obs = np.zeros((T, n, OBS_SIZE), dtype=np.float32)
+        self.obs = np.zeros((T, n, OBS_SIZE), dtype=OBS_DTYPE)
         self.masks = np.zeros((T, n, NUM_ACTIONS), dtype=bool)
         self.hidden = np.zeros((T, n, HIDDEN_HANDS_SIZE), dtype=np.float32) if self.perfect else None
         self.actions = np.zeros((T, n), dtype=np.int64)
@@ -223,10 +223,7 @@ class SelfPlayRollout:
     # ------------------------------------------------------------------ collection
 
     def _critic_input(self, obs: np.ndarray, hidden: np.ndarray | None) -> torch.Tensor:
-        x = torch.from_numpy(obs)
-        if hidden is not None:
-            x = torch.cat([x, torch.from_numpy(hidden)], dim=-1)
-        return x.to(self.device)
+        return critic_input(torch.from_numpy(obs), None if hidden is None else torch.from_numpy(hidden)).to(self.device)
 
     @torch.no_grad()
     def collect(self, model: ActorCritic, pool: OpponentPool, rng: np.random.Generator) -> tuple[RolloutBatch, dict]:
@@ -293,7 +290,7 @@ class SelfPlayRollout:
                 ep_vs_fixed.append(learner_r[vs_fixed])
                 self._assign(ended, rng, pool_ids)
         # Bootstrap the open sequences with each seat's value of the final state.
-        buf = np.empty((n, OBS_SIZE), dtype=np.float32)
+        buf = np.empty((n, OBS_SIZE), dtype=OBS_DTYPE)
         for p in range(P):
             open_ = last[:, p] >= 0
             if not open_.any():
@@ -308,8 +305,7 @@ class SelfPlayRollout:
         returns = adv + values
         sel = np.flatnonzero(self.train.reshape(-1))
         obs = torch.from_numpy(self.obs.reshape(T * n, OBS_SIZE)[sel])
-        critic_obs = obs if not self.perfect else torch.cat(
-            [obs, torch.from_numpy(self.hidden.reshape(T * n, -1)[sel])], dim=1)
+        critic_obs = critic_input(obs, torch.from_numpy(self.hidden.reshape(T * n, -1)[sel]) if self.perfect else None)
         batch = RolloutBatch(
             obs=obs.to(dev),
             mask=torch.from_numpy(self.masks.reshape(T * n, NUM_ACTIONS)[sel]).to(dev),

@@ -42,7 +42,6 @@ from imperiale_env.core.atomic import write_atomic
 from imperiale_env.core.inputs import InputError, output_dir
 from imperiale_env.core.rules import Rules
 from imperiale_train.checkpoint import (
-    VERSION,
     CheckpointError,
     load_checkpoint,
     load_labels,
@@ -124,9 +123,6 @@ def config_for_resume(config_path: str | Path | None, overrides: list[str] | tup
 
 
 def _saved_config(data: dict[str, Any], ckpt_path: Path) -> TrainConfig:
-    if data["version"] != VERSION:
-        raise CheckpointError(f"{ckpt_path} has checkpoint version {data['version']}, which stored its game batch as "
-                              "a pickle: it is never resumed (its policy still plays as neural:PATH)")
     if not isinstance(data["config"], dict):
         raise CheckpointError(f"{ckpt_path}: its config is not a mapping")
     try:

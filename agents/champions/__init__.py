@@ -8,7 +8,7 @@ loading it runs no code, and played by a numpy forward pass: no torch needed.  I
 being played), built by :func:`imperiale_agents.base.make_agent` and so usable wherever an agent is
 named: ``imperiale play --opponent champion``, ``imperiale eval --agents champion,heuristic``,
 the web table, and from Python (``imperiale_agents.champion("academie")``, which is the opponent to give
-``gymnasium.make("Imperiale-v0", opponent=...)``).
+``gymnasium.make("Imperiale-v1", opponent=...)``).
 
 Which presets have one is whatever files are here (:func:`champion_presets`), so that shipping
 a champion for another preset is adding its file (docs/ladder.md gives the command).

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from imperiale_env.batch import BatchGame
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.kernels.random_policy import random_legal_actions
 from imperiale_env.kernels.threads import check_threads
@@ -56,7 +56,7 @@ def batch_rate(rules: Rules, batch: int, seconds: float, observe: bool, seed: in
     ``threads`` threads; a few untimed steps first (loading the compiled code is not its speed)."""
     game = BatchGame(rules, batch, auto_next_game=True, threads=threads)
     game.reset(seed)
-    buffer = np.empty((batch, OBS_SIZE), dtype=np.float32)
+    buffer = np.empty((batch, OBS_SIZE), dtype=OBS_DTYPE)
     actions = np.empty(batch, dtype=np.int64)
     step = 0
 

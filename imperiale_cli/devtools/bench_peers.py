@@ -14,7 +14,10 @@ import random
 import time
 from collections.abc import Iterator
 
+import numpy as np
+
 from imperiale_cli.devtools.bench_engine import _si, batch_rate
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rules import Rules, resolve_rules
 
 PEER_GAMES = ("hearts", "skat")
@@ -39,14 +42,24 @@ def _pyspiel():
     return pyspiel, make_observation
 
 
-def openspiel_rate(name: str, seconds: float, observe: bool, seed: int = 0) -> float:
-    """Decisions/s of OpenSpiel's ``name`` under random legal play, whole games, for ``seconds``."""
+def _observer(name: str):
+    """OpenSpiel's game ``name`` and its fastest observer from Python (see the module docstring)."""
     pyspiel, make_observation = _pyspiel()
     game = pyspiel.load_game(name)
-    observation = None
-    if observe:
-        kind = None if game.get_type().provides_observation_tensor else pyspiel.IIGObservationType(perfect_recall=True)
-        observation = make_observation(game, kind)
+    kind = None if game.get_type().provides_observation_tensor else pyspiel.IIGObservationType(perfect_recall=True)
+    return game, make_observation(game, kind)
+
+
+def openspiel_observation_bytes(name: str) -> int:
+    """The bytes of one observation of OpenSpiel's ``name`` (its tensor, float32)."""
+    return int(_observer(name)[1].tensor.nbytes)
+
+
+def openspiel_rate(name: str, seconds: float, observe: bool, seed: int = 0) -> float:
+    """Decisions/s of OpenSpiel's ``name`` under random legal play, whole games, for ``seconds``."""
+    game, observation = _observer(name)
+    if not observe:
+        observation = None
     rng = random.Random(seed)
     decisions = 0
     start = time.perf_counter()
@@ -78,10 +91,13 @@ def run_peers_bench(batch: int = DEFAULT_BATCH, seconds: float = 2.0, rules: Rul
     for name in PEER_GAMES:
         plain, observed = openspiel_rate(name, seconds, False), openspiel_rate(name, seconds, True)
         peers[name] = (plain, observed)
-        yield f"OpenSpiel {name}: {_si(plain)} / {_si(observed)}"
+        size = openspiel_observation_bytes(name)
+        yield f"OpenSpiel {name}: {_si(plain)} / {_si(observed)}, {size:,} bytes an observation"
     plain, _ = batch_rate(rules, batch, seconds, observe=False)
     observed, _ = batch_rate(rules, batch, seconds, observe=True)
-    yield f"imperiale batched engine ({rules.preset}, batch {batch}): {_si(plain)} / {_si(observed)}"
+    ours = OBS_SIZE * np.dtype(OBS_DTYPE).itemsize
+    yield (f"imperiale batched engine ({rules.preset}, batch {batch}): {_si(plain)} / {_si(observed)}, "
+           f"{ours:,} bytes an observation")
     best_plain = max(p for p, _ in peers.values())
     best_observed = max(o for _, o in peers.values())
     yield (f"ratio to the faster peer: {plain / best_plain:.1f}x without observations, "

@@ -41,7 +41,7 @@ def _compare_observations(batch: BatchGame, refs: list[Game], rules: Rules, step
             theirs = observe(refs[i], seat)
             if not np.array_equal(mine[k], theirs):
                 at = int(np.flatnonzero(mine[k] != theirs)[0])
-                block = next(name for name, _ in LAYOUT if OFFSETS[name].start <= at < OFFSETS[name].stop)
+                block = next(b.name for b in LAYOUT if OFFSETS[b.name].start <= at < OFFSETS[b.name].stop)
                 raise Disagreement(
                     f"game seed {int(batch.seed[i])} ({rules.preset}), step {step}: observation of seat {seat} "
                     f"differs in block {block!r} at index {at - OFFSETS[block].start}: batch {mine[k][OFFSETS[block]]}"

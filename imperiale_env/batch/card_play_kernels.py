@@ -20,7 +20,7 @@ from numba import njit, prange
 from imperiale_env.batch.state import NONE, PLAY, POINT, QUESTION
 from imperiale_env.core.actions import HIDE, POINT_BASE, SHOW, SINK
 from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO
-from imperiale_env.kernels.trick_rules import beats, legal_plays
+from imperiale_env.kernels.trick_rules import beats, legal_plays, proven_absent
 
 TRICKS_PER_DEAL = 12
 _QUESTION_BITS = (ONE << np.uint64(SHOW)) | (ONE << np.uint64(HIDE))
@@ -85,11 +85,13 @@ def illegal_actions(actions: np.ndarray, bits: np.ndarray, kind: np.ndarray) -> 
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def play_card(s, i: int, a: int, in_play: bool) -> bool:
+def play_card(s, r: np.ndarray, i: int, a: int, in_play: bool) -> bool:
     """The player to act in game ``i`` plays card ``a`` (legal); a full trick goes to its
-    winner, who leads next.  ``s``: the batch state's arrays (a named tuple); ``in_play``: the
-    game is at the play stage (not the Foster first lead).  Returns whether the game must go
-    on through the stages: the play is over, or the card was the Foster first lead."""
+    winner, who leads next.  ``s``: the batch state's arrays (a named tuple); ``r``: the rules
+    record; ``in_play``: the game is at the play stage (not the Foster first lead).  Returns
+    whether the game must go on through the stages: the play is over, or the card was the
+    Foster first lead.  The play is also recorded for the observation: its trick and player,
+    the trick's leader, and what it proves the player does not hold."""
     P = s.hands.shape[1]
     p = s.current_player[i]
     bit = BIT[a]
@@ -97,10 +99,18 @@ def play_card(s, i: int, a: int, in_play: bool) -> bool:
     s.played[i, p] |= bit
     pos = s.trick_len[i]
     s.trick_cards[i, pos] = a
+    t = s.tricks_played[i]
+    s.played_in[i, a] = t + 1
+    s.played_by[i, a] = p
+    if pos == 0:
+        s.leaders[i, t] = p
     suit = a // 9
     led = suit if pos == 0 else s.trick_cards[i, 0] // 9
     if suit != led:
         s.voids[i, p] |= 1 << led
+    s.not_held[i, p] |= proven_absent(a, -1 if pos == 0 else led, s.win_card[i], s.trump[i], t == 0,
+                                      r[0]["must_beat"] != 0, r[0]["must_trump"] != 0, r[0]["overtrump"] != 0,
+                                      r[0]["first_lead_trump"] != 0)
     if pos == 0 or beats(a, s.win_card[i], s.trump[i]):
         s.win_card[i] = a
         s.win_player[i] = p

@@ -37,7 +37,7 @@ from imperiale_env.core import actions as act
 from imperiale_env.core.card_masks import unpack
 from imperiale_env.core.events import EVENT_KINDS, POINTS_PER_IMPERIALE
 from imperiale_env.core.inputs import seed as check_seed
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rewards import end_rewards, standing
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.core.shuffle import as_seeds, batch_seeds, next_game_seed
@@ -97,7 +97,7 @@ class BatchGame:
         self.state = BatchState.allocate(n, P, len(self.tables.pack))
         #: With ``keep_final_obs``: the last observation of each game that ended at the last
         #: step, for the player who made its last move (before ``auto_next_game`` restarts it).
-        self.final_observation = np.zeros((n if keep_final_obs else 0, OBS_SIZE), dtype=np.float32)
+        self.final_observation = np.zeros((n if keep_final_obs else 0, OBS_SIZE), dtype=OBS_DTYPE)
         #: With ``keep_history``: arrays per started game and per finished deal (see _archive_*).
         self.game_log: list[dict[str, np.ndarray]] = []
         self.deal_log: list[dict[str, np.ndarray]] = []
@@ -298,7 +298,7 @@ class BatchGame:
     def observe(
         self, out: np.ndarray | None = None, players: np.ndarray | None = None, rows: np.ndarray | None = None
     ) -> np.ndarray:
-        """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`~imperiale_env.core.observation`)
+        """Observations ``(N, OBS_SIZE)`` uint8 (layout in :mod:`~imperiale_env.core.observation`)
         of the acting player in every game, or of ``players`` (one seat per game; a player who
         is not to act sees no pending decision).  ``rows`` encodes only those games
         (``players`` then has one seat per row).  Pass ``out`` to fill a preallocated buffer."""

@@ -18,7 +18,7 @@ from imperiale_env.batch.observe_kernels import (
 )
 from imperiale_env.batch.state import BatchState
 from imperiale_env.batch.tables import Tables
-from imperiale_env.core.observation import OBS_SIZE, OFFSETS, SCALES
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE, OFFSETS
 
 #: Where each block starts, in the order the kernel reads them.
 BLOCK_STARTS = np.array([OFFSETS[name].start for name in OFFSET_NAMES], dtype=np.int64)
@@ -41,26 +41,26 @@ def observe(
     s: BatchState, t: Tables, threads: int, out: np.ndarray | None = None, players: np.ndarray | None = None,
     rows: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Observations ``(N, OBS_SIZE)`` float32 (layout in :mod:`observation`) of the acting
-    player in every game, or of ``players`` (one seat per game; a player who is not to act
-    sees no pending decision).  ``rows`` encodes only those games (``players`` then has
-    one seat per row).  Pass ``out`` to fill a preallocated ``(n, OBS_SIZE)`` float32 buffer.
+    """Observations ``(N, OBS_SIZE)`` uint8 (layout in :mod:`~imperiale_env.core.observation`) of
+    the acting player in every game, or of ``players`` (one seat per game; a player who is not
+    to act sees no pending decision).  ``rows`` encodes only those games (``players`` then has
+    one seat per row).  Pass ``out`` to fill a preallocated ``(n, OBS_SIZE)`` uint8 buffer.
 
-    The score blocks are clipped to 1: a finished game can hold more than the target in
-    impériales, or 24 points or more left by the award that won it."""
+    The score blocks are capped (the layout says where): a finished game can hold more than the
+    target in impériales, or 24 points or more left by the award that won it."""
     games, seats_per_game = s.hands.shape[:2]
     gi = np.arange(games) if rows is None else _indices(rows, "rows", games)
     n = len(gi)
     seats = _NO_SEATS if players is None else _indices(players, "players", seats_per_game, n)
     if out is None:
-        out = np.empty((n, OBS_SIZE), dtype=np.float32)
-    elif (not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (n, OBS_SIZE)
+        out = np.empty((n, OBS_SIZE), dtype=OBS_DTYPE)
+    elif (not isinstance(out, np.ndarray) or out.dtype != OBS_DTYPE or out.shape != (n, OBS_SIZE)
           or not out.flags.writeable):
         got = (f"{out.dtype} {out.shape}{'' if out.flags.writeable else ' read-only'}" if isinstance(out, np.ndarray)
                else type(out).__name__)
-        raise ValueError(f"observe(): out must be a writeable float32 array of shape {(n, OBS_SIZE)}, got {got}")
+        raise ValueError(f"observe(): out must be a writeable uint8 array of shape {(n, OBS_SIZE)}, got {got}")
     kernel, span = (encode, (0, n)) if threads == 1 else (encode_threaded, (threads,))
     seen = SeenState(*(getattr(s, name) for name in SEEN_FIELDS))
-    tables = SeenTables(BLOCK_STARTS, t.arrays.rules, SCALES, t.is_turned_stage, t.item_mask)
+    tables = SeenTables(BLOCK_STARTS, t.arrays.rules, t.is_turned_stage, t.item_mask)
     kernel(*span, out, gi, seats, seen, tables)
     return out

@@ -313,7 +313,7 @@ def run_games(lo: int, hi: int, mode: int, rows: np.ndarray, actions: np.ndarray
             s.history_players[i, at] = p
             s.history_len[i] = at + 1
             if k == PLAY:
-                if not play_card(s, i, a, t.stage_kind[s.stage[i]] == PLAY_STAGE):
+                if not play_card(s, t.rules, i, a, t.stage_kind[s.stage[i]] == PLAY_STAGE):
                     continue
             elif k == QUESTION:
                 apply_question(s, c, t, eb, en, i, a)

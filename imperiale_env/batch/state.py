@@ -5,8 +5,8 @@ are reset to their fill value at the start of every deal by the compiled deal st
 (:func:`~imperiale_env.batch.stages_kernels.reset_deal`), which walks the fields of
 :meth:`BatchState.deal_fields`: a new per-deal field cannot leak from one deal into the next
 because nobody has to remember to add it to a list.  The trailing shape names the sizes
-known only when the batch is built: ``P`` players, ``C`` cards in the pack, ``H`` the
-decision history of one deal.
+known only when the batch is built: ``P`` players, ``C`` cards in the pack, ``D`` cards in
+the deck (36: card ids), ``T`` tricks in a deal, ``H`` the decision history of one deal.
 
 :meth:`BatchState.to_dict` / :meth:`BatchState.from_dict` give a versioned dict of plain
 numpy arrays (no objects, nothing that runs code on load) for checkpoints.
@@ -20,12 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from imperiale_env.core.cards import NUM_CARDS
+from imperiale_env.core.tricks import TRICKS_PER_DEAL
+
 GAME, DEAL = "game", "deal"
 #: Decision kinds (the ``kind`` field): a question, the point, a card, or nothing to decide.
 QUESTION, POINT, PLAY, NONE = 0, 1, 2, 3
 #: Decisions kept per deal (at most 82: 3 x 14 questions, the turned card, 3 points, 36 cards).
 HISTORY_LEN = 128
-STATE_VERSION = 1
+STATE_VERSION = 2
 
 
 def _array(scope: str, dtype: type, shape: tuple[str, ...] = (), fill: Any = 0) -> Any:
@@ -82,6 +85,12 @@ class BatchState:
     played: np.ndarray = deal(np.uint64, ("P",))
     revealed: np.ndarray = deal(np.uint64, ("P",))
     voids: np.ndarray = deal(np.int64, ("P",))  # bit s: known to lack suit s
+    # The order of play, for the observation: each card's trick (1-12, 0 not played) and player,
+    # each trick's leader, and the cards each player's plays prove it does not hold.
+    played_in: np.ndarray = deal(np.uint8, ("D",))
+    played_by: np.ndarray = deal(np.int8, ("D",), fill=-1)
+    leaders: np.ndarray = deal(np.int8, ("T",), fill=-1)
+    not_held: np.ndarray = deal(np.uint64, ("P",))
     turned: np.ndarray = deal(np.int64)
     trump: np.ndarray = deal(np.int64)
     items: np.ndarray = deal(np.int64, ("P",))  # in-hand item slots each hand may show
@@ -106,7 +115,7 @@ class BatchState:
     @classmethod
     def allocate(cls, num_games: int, players: int, pack: int) -> BatchState:
         """Arrays for ``num_games`` games, every field at its fill value."""
-        sizes = {"P": players, "C": pack, "H": HISTORY_LEN}
+        sizes = {"P": players, "C": pack, "D": NUM_CARDS, "T": TRICKS_PER_DEAL, "H": HISTORY_LEN}
         return cls(**{
             f.name: np.full((num_games, *(sizes[d] for d in f.metadata["shape"])), f.metadata["fill"],
                             dtype=f.metadata["dtype"])
@@ -124,7 +133,7 @@ class BatchState:
         return DealFields(*(getattr(self, f.name) for f in _DEAL_FIELDS))
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"version": 1, field: array, ...}``: plain numpy arrays, safe to store and load."""
+        """``{"version": STATE_VERSION, field: array, ...}``: plain numpy arrays, safe to store and load."""
         return {"version": STATE_VERSION, **{f.name: getattr(self, f.name).copy() for f in fields(self)}}
 
     @classmethod

@@ -6,7 +6,7 @@ PettingZoo classic environment (AEC API) over the reference engine
 :class:`~imperiale_env.reference.game.Game` (for one game it is faster than a batch of one, see
 ``imperiale bench``), observed by :func:`~imperiale_env.reference.observe.observe`.
 
-| Import             | `from imperiale_env.envs.aec import env`; `pettingzoo.make("aec", "imperiale/imperiale_v0")` |
+| Import             | `from imperiale_env.envs.aec import env`; `pettingzoo.make("aec", "imperiale/imperiale_v1")` |
 |--------------------|-----------------------------------------------------------------------------------------|
 | Actions            | Discrete                                                                                |
 | Parallel API       | No                                                                                      |
@@ -15,8 +15,8 @@ PettingZoo classic environment (AEC API) over the reference engine
 | Agents             | 2 or 3 (by the rules preset)                                                            |
 | Action Shape       | Discrete(43)                                                                            |
 | Action Values      | [0, 42]                                                                                 |
-| Observation Shape  | `{'observation': (485,), 'action_mask': (43,)}` (485 = `OBS_SIZE`)                      |
-| Observation Values | [0, 1]                                                                                  |
+| Observation Shape  | `{'observation': (346,), 'action_mask': (43,)}` (346 = `OBS_SIZE`), uint8              |
+| Observation Values | each entry in its block's range (`imperiale_env.core.observation.bounds(rules)`)       |
 | Action Mask        | `observation['action_mask']`, (43,) int8 of 0/1                                         |
 
 Each agent is a seat: `player_k` is seat `k`.  The dealer of the first deal is drawn from
@@ -45,16 +45,20 @@ and what is allowed.
 
 ### Observation Space
 
-The observation is a dictionary with an `'observation'` element, the float32 vector of
-:mod:`imperiale_env.core.observation` (hand, cards played, the trick, cards shown, turned card,
-trump, known voids, phase, the pending question, declared points, scores, tricks, dealer,
-leader, progress; seats relative to the observing agent, so one network serves every seat),
-and an `'action_mask'` element described below.  Every agent gets its own real view of the
+The observation is a dictionary with an `'observation'` element, the uint8 vector of
+observation version 1 (:mod:`imperiale_env.core.observation`, the table in
+`docs/observation.md`): the hand; for every card played this deal who played it and in which
+trick, and who led each trick (the order of play, exactly); the cards shown and by whom; the
+turned card and trump; the cards and suits the play proves each other seat lacks; the
+decision pending (phase, question); the items shown and the points declared; scores, tricks,
+dealer.  Seats are relative to the observing agent, so one network serves every seat.  Every
+entry is a small integer (a flag, a count or "1 + a category", 0 for none) within the exact
+bounds of the space; a network one-hot encodes the categories
+(:data:`~imperiale_env.core.observation.FEATURES`).  Every agent gets its own real view of the
 table at any time (:func:`~imperiale_env.reference.observe.observe`, the oracle of the batched
-encoder): an agent who is not to act sees no
-pending decision (phase and question blocks zero).  The score blocks (impériales / target,
-points / 24) are clipped to 1: only the final state of a game can exceed it (4 + 2 impériales
-of 5; the points left unconverted by the award that reached the target).
+encoder): an agent who is not to act sees no pending decision (phase and question blocks
+zero).  The impériales are capped at the target and the points at 24: only the final state
+of a game reaches a cap.
 
 #### Legal Actions Mask
 
@@ -110,7 +114,6 @@ from pettingzoo.utils import wrappers
 
 from imperiale_env.core.actions import NUM_ACTIONS, describe
 from imperiale_env.core.inputs import seed as check_seed
-from imperiale_env.core.observation import OBS_SIZE
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.envs.common import (
     check_action,
@@ -120,6 +123,7 @@ from imperiale_env.envs.common import (
     draw_game_seeds,
     end_rewards,
     new_game,
+    observation_box,
     one_thread,
     reset_start,
 )
@@ -146,7 +150,7 @@ class _InOrder(wrappers.OrderEnforcingWrapper):
 
     def _dealt(self, call: str) -> None:
         if not self._has_reset:
-            raise RuntimeError(f"imperiale_v0: call reset(seed=...) before {call}: no game has been dealt yet")
+            raise RuntimeError(f"imperiale_v1: call reset(seed=...) before {call}: no game has been dealt yet")
 
     def step(self, action: Any) -> None:
         self._dealt("step()")
@@ -181,7 +185,7 @@ class _CheckedAction(wrappers.AssertOutOfBoundsWrapper):
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     """L'Impériale as a PettingZoo AEC environment (see the module docstring)."""
 
-    metadata = {"name": "imperiale_v0", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
+    metadata = {"name": "imperiale_v1", "render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(
@@ -202,7 +206,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.possible_agents = [f"player_{p}" for p in range(P)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
-            a: spaces.Dict({"observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+            a: spaces.Dict({"observation": observation_box(self.rules),
                             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)})
             for a in self.possible_agents
         }

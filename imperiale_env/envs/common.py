@@ -17,6 +17,7 @@ import numpy as np
 from imperiale_env.core import actions as act
 from imperiale_env.core import rewards
 from imperiale_env.core.inputs import SEED_LIMIT
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE, bounds
 from imperiale_env.core.rules import Rules
 from imperiale_env.reference.game import Game
 
@@ -25,6 +26,15 @@ START_KEYS = ("imperiales", "points", "dealer")
 RENDER_MODES = ("ansi", "human", "rgb_array")
 RESET_OPTIONS = ("start",)
 PASSED_THROUGH = ("reset_mask",)  # Gymnasium's vector envs hand their own options to each env
+
+
+def observation_box(rules: Rules):
+    """The space of one observation under ``rules``: ``uint8`` of :data:`OBS_SIZE`, each entry
+    within its block's exact range (:func:`~imperiale_env.core.observation.bounds`)."""
+    from gymnasium import spaces
+
+    low, high = bounds(rules)
+    return spaces.Box(low, high, (OBS_SIZE,), dtype=OBS_DTYPE)
 
 
 def check_episode(episode: Any) -> str:

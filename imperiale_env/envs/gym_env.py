@@ -1,14 +1,14 @@
 """L'Impériale as a single-agent Gymnasium environment: one seat against a fixed opponent.
 
-Registered as ``Imperiale-v0`` when :mod:`imperiale_env` is imported::
+Registered as ``Imperiale-v1`` when :mod:`imperiale_env` is imported::
 
     import gymnasium, imperiale_env
-    env = gymnasium.make("Imperiale-v0", rules="foster", opponent=my_policy)
+    env = gymnasium.make("Imperiale-v1", rules="foster", opponent=my_policy)
 
 =================  ==================================================================
-Observation        ``Box(0, 1, (OBS_SIZE,), float32)``: the agent's view (the layout of
-                   :mod:`imperiale_env.core.observation`, seats relative to the agent; the
-                   score blocks clipped to 1, which only a final state exceeds)
+Observation        ``Box(low, high, (OBS_SIZE,), uint8)``: the agent's view, observation
+                   version 1 (the layout of :mod:`imperiale_env.core.observation`, seats
+                   relative to the agent; ``low, high = bounds(rules)``)
 Action             ``Discrete(43)`` (:mod:`imperiale_env.core.actions`)
 Action mask        ``info["action_mask"]`` (43,) int8 and :meth:`ImperialeEnv.action_masks`
                    (43,) bool, for sb3-contrib's MaskablePPO; all zeros once the episode ended
@@ -31,7 +31,7 @@ Arguments:
 * ``seat``: the agent's seat, ``0`` (default) .. ``players-1``, or ``"random"``: drawn from
   :attr:`np_random` at each reset.  The seat of the episode is ``info["seat"]`` and
   :attr:`ImperialeEnv.agent_seat`.
-* ``opponent``: plays every other seat.  Either a callable ``(obs (OBS_SIZE,) float32, mask (43,)
+* ``opponent``: plays every other seat.  Either a callable ``(obs (OBS_SIZE,) uint8, mask (43,)
   bool) -> int``, or an object with a batched ``act(obs (B, OBS_SIZE), mask (B, 43))`` (or
   ``act(obs, mask, rng)``, the :mod:`imperiale_agents` interface; ``rng`` is the env's
   :attr:`np_random`) returning ``(B,)`` action ids; ``None`` (default): uniform over the legal
@@ -71,7 +71,6 @@ from gymnasium import spaces
 
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.inputs import seed as check_seed
-from imperiale_env.core.observation import OBS_SIZE
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.envs.common import (
     check_action,
@@ -82,6 +81,7 @@ from imperiale_env.envs.common import (
     end_rewards,
     is_integer,
     new_game,
+    observation_box,
     one_thread,
     reset_start,
 )
@@ -117,7 +117,7 @@ class ImperialeEnv(gymnasium.Env):
         self.episode = check_episode(episode)
         self.start = check_start(self.rules, start, self.episode)
         self.render_mode = check_render_mode(render_mode)
-        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        self.observation_space = observation_box(self.rules)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._opponent = self._adapt_opponent(opponent)
         self._game: Game | None = None

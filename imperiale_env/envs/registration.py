@@ -1,11 +1,15 @@
 """Registration of the environments with Gymnasium's and PettingZoo's registries (on import of
 :mod:`imperiale_env`; the entry points are strings, so nothing heavy is imported here).
 
-* ``gymnasium.make("Imperiale-v0", ...)``: :class:`imperiale_env.envs.gym_env.ImperialeEnv`, one seat
+* ``gymnasium.make("Imperiale-v1", ...)``: :class:`imperiale_env.envs.gym_env.ImperialeEnv`, one seat
   against a fixed opponent;
-* ``gymnasium.make_vec("ImperialeSelfPlay-v0", num_envs=N, ...)``:
+* ``gymnasium.make_vec("ImperialeSelfPlay-v1", num_envs=N, ...)``:
   :class:`imperiale_env.envs.vector_env.ImperialeVectorEnv`, N self-play games in numpy;
-* ``pettingzoo.make("aec", "imperiale/imperiale_v0", ...)``: :func:`imperiale_env.envs.aec.env`.
+* ``pettingzoo.make("aec", "imperiale/imperiale_v1", ...)``: :func:`imperiale_env.envs.aec.env`.
+
+The version is the observation's (:data:`~imperiale_env.core.observation.OBS_VERSION`).  The ids of
+version 0 stay registered to refuse with the reason and the id to use instead: code written for
+them feeds a network the old 485 floats, and a silent switch would train on the wrong inputs.
 
 Importing :mod:`imperiale_env` must stay light (a leaf module such as ``imperiale_env.core.cards``
 must not pull in Gymnasium or PettingZoo), so :func:`register_when_imported` registers with a
@@ -21,9 +25,33 @@ import importlib.util
 import sys
 from types import ModuleType
 
-GYM_ID = "Imperiale-v0"
-GYM_VECTOR_ID = "ImperialeSelfPlay-v0"
-PETTINGZOO_ID = "imperiale/imperiale_v0"
+GYM_ID = "Imperiale-v1"
+GYM_VECTOR_ID = "ImperialeSelfPlay-v1"
+PETTINGZOO_ID = "imperiale/imperiale_v1"
+#: The ids of observation version 0 -> the id that replaces each.
+RETIRED = {"Imperiale-v0": GYM_ID, "ImperialeSelfPlay-v0": GYM_VECTOR_ID, "imperiale/imperiale_v0": PETTINGZOO_ID}
+
+
+class RetiredEnvError(ValueError):
+    """An environment id of an observation version this release no longer produces."""
+
+
+def _retired(old: str):
+    """The entry point of a retired id: refuses, naming the id that replaces it."""
+
+    def refuse(*args, **kwargs):
+        raise RetiredEnvError(
+            f"{old} observed version 0 (485 floats), which this release no longer produces; use {RETIRED[old]}: "
+            f"observation version 1, {_size()} bytes (uint8), the layout in docs/observation.md. Policies "
+            "trained on version 0 must be retrained.")
+
+    return refuse
+
+
+def _size() -> int:
+    from imperiale_env.core.observation import OBS_SIZE
+
+    return OBS_SIZE
 
 
 def register_envs() -> None:
@@ -39,6 +67,9 @@ def _register_gymnasium() -> None:
         gymnasium.register(id=GYM_ID, entry_point="imperiale_env.envs.gym_env:ImperialeEnv")
     if GYM_VECTOR_ID not in gymnasium.registry:
         gymnasium.register(id=GYM_VECTOR_ID, vector_entry_point="imperiale_env.envs.vector_env:ImperialeVectorEnv")
+    for old in ("Imperiale-v0", "ImperialeSelfPlay-v0"):
+        if old not in gymnasium.registry:
+            gymnasium.register(id=old, entry_point=_retired(old), vector_entry_point=_retired(old))
 
 
 def _register_pettingzoo() -> None:
@@ -47,6 +78,7 @@ def _register_pettingzoo() -> None:
     register = getattr(pettingzoo, "register", None)  # pettingzoo >= 1.27 has a registry
     if register is not None and PETTINGZOO_ID not in pettingzoo.aec_registry:
         register("aec", PETTINGZOO_ID, entry_point="imperiale_env.envs.aec:env")
+        register("aec", "imperiale/imperiale_v0", entry_point=_retired("imperiale/imperiale_v0"))
 
 
 _REGISTER = {"gymnasium": _register_gymnasium, "pettingzoo": _register_pettingzoo}

@@ -26,7 +26,7 @@ ENV_NAME = "imperiale"
 
 
 class RLlibObservations(BaseWrapper):
-    """Observations ``{"observations": float32 vector, "action_mask": float32 0/1}``."""
+    """Observations ``{"observations": the uint8 observation (version 1), "action_mask": float32 0/1}``."""
 
     def observation_space(self, agent: str) -> spaces.Dict:
         inner = self.env.observation_space(agent)

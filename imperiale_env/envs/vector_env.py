@@ -7,7 +7,7 @@ Each step is **one decision in every game, by the player to act there** (the sea
 alternate as the rules say, not in a fixed cycle), so the learner plays all seats:
 
 ============================  =========================================================
-observation                   ``(num_envs, OBS_SIZE)`` float32, each row the view of the
+observation                   ``(num_envs, OBS_SIZE)`` uint8, each row the view of the
                               player to act in that game (seats relative to him; the
                               score blocks clipped to 1, as in the AEC env)
 action                        ``(num_envs,)`` ids in ``0..42`` (``MultiDiscrete``)
@@ -41,7 +41,7 @@ seed and the same actions plays the same game.
 Actions are an integer array (numpy integers or Python ints); a float, bool or string array is
 refused with ``TypeError``.  An illegal action, or an id outside 0..42, raises ``ValueError``
 naming the game, the action and the legal ones, and changes nothing (a trainer must sample from
-the mask; the single-agent ``Imperiale-v0`` penalises illegal actions instead).
+the mask; the single-agent ``Imperiale-v1`` penalises illegal actions instead).
 
 Every game seed is in ``[0, 2**63)`` (drawn from :attr:`np_random` with the top bit cleared,
 and :func:`~imperiale_env.core.shuffle.next_game_seed` keeps it so), so it fits an int64 and is a
@@ -70,9 +70,17 @@ from gymnasium.vector.utils import batch_space
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.inputs import seed as check_seed
-from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rules import Rules, resolve_rules
-from imperiale_env.envs.common import check_episode, check_start, draw_game_seeds, is_integer, one_thread, reset_start
+from imperiale_env.envs.common import (
+    check_episode,
+    check_start,
+    draw_game_seeds,
+    is_integer,
+    observation_box,
+    one_thread,
+    reset_start,
+)
 
 __all__ = ["ImperialeVectorEnv"]
 
@@ -106,11 +114,11 @@ class ImperialeVectorEnv(VectorEnv):
         self._game = BatchGame(self.rules, self.num_envs, auto_next_game=True,
                                single_deal=self.episode == "deal", keep_final_obs=final_obs)
         self._final_obs = final_obs
-        self.single_observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        self.single_observation_space = observation_box(self.rules)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._obs = np.zeros((self.num_envs, OBS_SIZE), dtype=np.float32)
+        self._obs = np.zeros((self.num_envs, OBS_SIZE), dtype=OBS_DTYPE)
         self._ar = np.arange(self.num_envs)
         self._started = False
 
@@ -130,7 +138,7 @@ class ImperialeVectorEnv(VectorEnv):
         if seed is not None:
             seed = check_seed(seed, "reset seed")
         if isinstance(options, dict) and "start" in options:
-            raise ValueError("the start score of ImperialeSelfPlay-v0 is given to the constructor (start=...), "
+            raise ValueError("the start score of ImperialeSelfPlay-v1 is given to the constructor (start=...), "
                              "since every restarted game begins from it; it is not a reset option")
         reset_start(self.rules, self.start, self.episode, options)
         super().reset(seed=seed)

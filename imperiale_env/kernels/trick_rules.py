@@ -51,6 +51,38 @@ def legal_plays(hand: np.uint64, led_suit: int, win: int, trump: int, first_tric
 
 
 @njit(cache=True)
+def proven_absent(c: int, led_suit: int, win: int, trump: int, first_trick: bool, must_beat: bool,
+                  must_trump: bool, overtrump: bool, first_lead_trump: bool) -> np.uint64:
+    """The cards the player of ``c`` cannot hold, since ``c`` was legal (arguments as for
+    :func:`legal_plays`, before ``c`` is played).
+
+    :func:`legal_plays` lets a card be played exactly when the hand holds no card of a higher
+    obligation (a card of the led suit over one that is not; a card that beats the winning card
+    over one that does not, under must beat or overtrump; a trump over another suit, under must
+    trump; a trump to the first lead): so ``c`` proves the hand holds none of the cards of a
+    higher obligation than its own.  The reference observer computes the same set from the
+    definition (a card ``x`` is absent when ``c`` is not legal from the hand ``{c, x}``); the
+    differential check compares them."""
+    sc = c // 9
+    if led_suit < 0:
+        if first_lead_trump and first_trick and sc != trump:
+            return SUIT_MASK[trump]
+        return ZERO
+    if sc == led_suit:
+        if must_beat and win // 9 == led_suit and not c < win:
+            return SUIT_MASK[led_suit] & STRONGER[win]
+        return ZERO
+    absent = SUIT_MASK[led_suit]
+    if must_trump:
+        if overtrump and win // 9 == trump:
+            if not (sc == trump and c < win):
+                absent |= SUIT_MASK[trump] & STRONGER[win]
+        elif sc != trump:
+            absent |= SUIT_MASK[trump]
+    return absent
+
+
+@njit(cache=True)
 def trick_winner(cards: np.ndarray, n: int, trump: int) -> int:
     """Position (0 .. n-1) of the winning card among the first ``n`` cards of a trick."""
     best = 0

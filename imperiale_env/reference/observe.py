@@ -1,14 +1,17 @@
-"""The observation of one seat of a reference :class:`~imperiale_env.reference.game.Game`, from the documented layout.
+"""The observation of one seat of a reference :class:`~imperiale_env.reference.game.Game`, from the layout.
 
 This is the oracle of the batched encoder (:mod:`imperiale_env.batch.observe`): it is written
-from the table in :mod:`imperiale_env.core.observation`, block by block, out of the reference
-engine's own state, with no code shared with the encoder beyond the layout's offsets.  The
-differential check compares the two for every seat at every decision.
+from the table in :mod:`imperiale_env.core.observation`, block by block and by name, out of the
+reference engine's own state, with no code shared with the encoder.  The differential check
+compares the two for every seat at every decision.
 
-What the reference engine does not keep it derives from the deal's decisions: the cards a
-seat has played (dealt minus held), the suits a seat is known to lack (it played another suit
-to a trick led in that suit) and whether a seat has answered the point (a point or sink
-action of that seat).
+What the reference engine does not keep it derives from the deal's decisions, replayed trick
+by trick: who played each card in which trick and who led it; the suits a seat lacks (it did
+not follow); and the cards a seat's plays prove it does not hold, from the *definition*:
+card ``x`` is proven absent when the card the seat played would not have been legal from a
+hand holding ``x`` as well (the legality rule :func:`~imperiale_env.core.tricks.legal_cards_one`
+asked for the two-card hand; the rule lets a card be played exactly when no card of a higher
+obligation is held, so the pairs decide it).  The compiled engine uses a closed form instead.
 """
 
 from __future__ import annotations
@@ -16,89 +19,126 @@ from __future__ import annotations
 import numpy as np
 
 from imperiale_env.core import actions as act
-from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS, suit_of
-from imperiale_env.core.observation import OBS_SIZE, OFFSETS, PHASES, QUESTION_KINDS, SCALES
-from imperiale_env.reference.game import Game
+from imperiale_env.core.cards import NUM_CARDS, suit_of
+from imperiale_env.core.observation import (
+    BLOCKS,
+    OBS_DTYPE,
+    OBS_SIZE,
+    PHASES,
+    POINT_DECLARED,
+    POINT_SUNK,
+    QUESTION_KINDS,
+    TURNED_IMPERIALE_ITEM,
+    write,
+)
+from imperiale_env.core.observation import read as block
+from imperiale_env.core.rules import Rules, rank_index
+from imperiale_env.core.tricks import legal_cards_one
+from imperiale_env.reference.game import Game, trick_winner_card
 
-MAX_SEATS = 3
-_SCALE = SCALES[0]
+POINTS_CAP = BLOCKS["points"].high
 
 
 def observe(game: Game, seat: int) -> np.ndarray:
-    """The float32 observation of ``seat`` (layout in :mod:`~imperiale_env.core.observation`).
+    """The uint8 observation of ``seat`` (layout in :mod:`~imperiale_env.core.observation`).
 
     Seats in the vector are relative to ``seat``; a seat that is not to act sees no pending
-    decision (phase, question kind and question cards all zero)."""
+    decision (phase and question kind 0, no question cards)."""
     s = game.state
     if s is None:
         raise ValueError("the game has no deal to observe (no deal was given)")
     P = game.players
-    out = np.zeros(OBS_SIZE, dtype=np.float32)
+    out = np.zeros(OBS_SIZE, dtype=OBS_DTYPE)
 
-    def seat_of(rel: int) -> int:
-        return (seat + rel) % P
+    def rel(p: int) -> int:
+        return (p - seat) % P
 
-    def put_cards(block: str, rel: int, cards) -> None:
-        start = OFFSETS[block].start + rel * NUM_CARDS
-        for c in cards:
-            out[start + c] = 1.0
-
-    put_cards("hand", 0, s.hands[seat])
-    trick_seats = {p: c for p, c in s.trick}
-    for rel in range(P):
-        p = seat_of(rel)
-        put_cards("played", rel, set(s.deal.hands[p]) - s.hands[p])
-        put_cards("revealed", rel, s.revealed[p])
-        if p in trick_seats:
-            put_cards("trick", rel, [trick_seats[p]])
-    put_cards("turned", 0, [s.deal.turned])
-    out[OFFSETS["trump"].start + s.deal.trump] = 1.0
-    voids = _voids(game)
-    for rel in range(P):
-        for suit in voids[seat_of(rel)]:
-            out[OFFSETS["voids"].start + rel * NUM_SUITS + suit] = 1.0
+    block(out, "hand")[sorted(s.hands[seat])] = 1
+    history = _replay_plays(game)
+    for trick, (leader, plays, proofs) in enumerate(history):
+        block(out, "leaders")[trick] = 1 + rel(leader)
+        for p, c in plays:
+            block(out, "played_by")[c] = 1 + rel(p)
+            block(out, "played_in")[c] = 1 + trick
+            if suit_of(c) != suit_of(plays[0][1]):
+                block(out, "voids")[rel(p), suit_of(plays[0][1])] = 1
+        for p, absent in proofs:
+            if rel(p) > 0:
+                block(out, "not_held")[rel(p) - 1, [c for c in range(NUM_CARDS) if absent >> c & 1]] = 1
+    for p in range(P):
+        block(out, "shown_by")[sorted(s.revealed[p])] = 1 + rel(p)
+    if P == 3:
+        block(out, "shown_by")[s.deal.turned] = 1 + rel(s.deal.dealer)
+    write(out, "turned", s.deal.turned)
+    write(out, "trump", s.deal.trump)
     decision = game.decision
     if decision is not None and decision.player == seat:
-        out[OFFSETS["phase"].start + PHASES.index(decision.kind)] = 1.0
+        write(out, "phase", 1 + PHASES.index(decision.kind))
         if decision.kind == "question":
             q = decision.question
             assert q is not None
-            out[OFFSETS["question_kind"].start + QUESTION_KINDS.index(q.kind)] = 1.0
-            put_cards("question_cards", 0, q.cards)
+            write(out, "question_kind", 1 + QUESTION_KINDS.index(q.kind))
+            block(out, "question_cards")[sorted(q.cards)] = 1
     answered = {p for p, a in s.actions if act.is_point(a) or a == act.SINK}
-    for rel in range(P):
-        p = seat_of(rel)
-        at = OFFSETS["declared_point"].start + 4 * rel
+    for p in range(P):
+        r = rel(p)
+        for item in s.shown[p]:
+            block(out, "shown_items")[r, _item_slot(game.rules, item)] = 1
+        if p == s.deal.dealer and s.turned_imperiale_shown:
+            block(out, "shown_items")[r, TURNED_IMPERIALE_ITEM] = 1
         declared = s.declared_points[p]
         if declared is not None:
             _, count, value = declared
-            out[at : at + 4] = (1.0, 0.0, count / _SCALE["point_count"], value / _SCALE["point_value"])
+            block(out, "point")[r] = POINT_DECLARED
+            block(out, "point_count")[r] = count
+            block(out, "point_value")[r] = value
         elif p in answered:
-            out[at + 1] = 1.0
-        for block, amount, scale in (
-            ("imperiales", game.imperiales[p], game.rules.target_imperiales),
-            ("points", game.points[p], _SCALE["points"]),
-            ("tricks", s.tricks[p], _SCALE["tricks"]),
-        ):
-            out[OFFSETS[block].start + rel] = min(amount / scale, 1.0)
-    out[OFFSETS["dealer"].start + (s.deal.dealer - seat) % P] = 1.0
-    if s.trick:
-        out[OFFSETS["leader"].start + (s.trick[0][0] - seat) % P] = 1.0
-    out[OFFSETS["progress"].start] = s.tricks_played / _SCALE["tricks"]
-    out[OFFSETS["progress"].start + 1] = float(P == MAX_SEATS)
+            block(out, "point")[r] = POINT_SUNK
+        block(out, "imperiales")[r] = min(game.imperiales[p], game.rules.target_imperiales)
+        block(out, "points")[r] = min(game.points[p], POINTS_CAP)
+        block(out, "tricks")[r] = s.tricks[p]
+    write(out, "dealer", rel(s.deal.dealer))
+    write(out, "tricks_played", s.tricks_played)
+    write(out, "players", P)
     return out
 
 
-def _voids(game: Game) -> list[set[int]]:
-    """The suits each seat has shown it lacks this deal: it played off-suit to a led suit."""
+def _replay_plays(game: Game) -> list[tuple[int, list[tuple[int, int]], list[tuple[int, int]]]]:
+    """The deal's tricks so far (the current one last): its leader, its ``(seat, card)`` plays
+    and, for every play, ``(seat, cards proven absent from that seat's hand)``."""
     s = game.state
-    P = game.players
-    voids: list[set[int]] = [set() for _ in range(P)]
+    P, rules, trump = game.players, game.rules, s.deal.trump
     plays = [(p, a) for p, a in s.actions if act.is_play(a)]
+    tricks = []
     for start in range(0, len(plays), P):
         trick = plays[start : start + P]
-        led = suit_of(trick[0][1])
-        for p, c in trick[1:]:
-            if suit_of(c) != led:
-                voids[p].add(led)
-    return voids
+        proofs = []
+        for k, (p, c) in enumerate(trick):
+            led = -1 if k == 0 else trick[0][1]
+            win = trick_winner_card(trick[:k], trump) if k else -1
+            proofs.append((p, _proven_absent(rules, c, trump, led, win, start == 0)))
+        tricks.append((trick[0][0], trick, proofs))
+    return tricks
+
+
+def _proven_absent(rules: Rules, c: int, trump: int, led: int, win: int, first_trick: bool) -> int:
+    """The cards ``x`` (a mask) with which ``c`` would not have been legal: ``c`` not among the
+    legal cards of the hand ``{c, x}``."""
+    out = 0
+    for x in range(NUM_CARDS):
+        if x != c and not legal_cards_one(rules, (1 << c) | (1 << x), trump, led, win, first_trick) >> c & 1:
+            out |= 1 << x
+    return out
+
+
+def _item_slot(rules: Rules, item) -> int:
+    """The ``shown_items`` slot of an item shown in hand (the canonical question order)."""
+    if item.kind == "carte_blanche":
+        return 0
+    if item.kind == "quart_major":
+        return 1 + item.suit
+    if item.kind == "sequence":
+        return 5 + item.suit
+    fours = [rank_index(x, rules.players) for x in rules.four_ranks]
+    return 9 + fours.index(item.rank)
+
