@@ -29,7 +29,7 @@ import pyspiel
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import NUM_CARDS, card_code, deck, suit_of
 from imperiale_env.core.declarations import point_of
-from imperiale_env.core.observation import LAYOUT, OBS_SIZE, OFFSETS
+from imperiale_env.core.observation import OBS_SIZE, views
 from imperiale_env.core.rules import PRESET_NAMES, RANK_FIELDS, Rules, RulesError, make_rules
 from imperiale_env.envs.common import end_rewards
 from imperiale_env.reference.game import HAND_SIZE, Deal, Game, priority_order
@@ -278,7 +278,7 @@ class ImperialeObserver:
     def __init__(self, perfect_recall: bool):
         self.perfect_recall = perfect_recall
         self.tensor = np.zeros(OBS_SIZE, dtype=np.float32)
-        self.dict = {b.name: self.tensor[OFFSETS[b.name]].reshape(b.shape) for b in LAYOUT}
+        self.dict = views(self.tensor)
 
     def set_from(self, state: ImperialeState, player: int) -> None:
         self.tensor[:] = 0.0

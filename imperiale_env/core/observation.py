@@ -149,6 +149,12 @@ def read(obs: np.ndarray, name: str) -> np.ndarray:
     return obs[..., OFFSETS[name]].reshape(*obs.shape[:-1], *b.shape)
 
 
+def views(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """Every block of one observation ``(OBS_SIZE,)`` as a named view of its shape: what an
+    encoder writes through (the reference observer, OpenSpiel's ``dict``)."""
+    return {b.name: obs[OFFSETS[b.name]].reshape(b.shape) for b in LAYOUT}
+
+
 def write(obs: np.ndarray, name: str, value) -> None:
     """Set block ``name`` of observations ``obs`` (``(..., OBS_SIZE)``) to ``value`` (broadcast to its shape)."""
     read(obs, name)[...] = value

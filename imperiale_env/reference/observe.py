@@ -16,6 +16,8 @@ obligation is held, so the pairs decide it).  The compiled engine uses a closed 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from imperiale_env.core import actions as act
@@ -29,9 +31,8 @@ from imperiale_env.core.observation import (
     POINT_SUNK,
     QUESTION_KINDS,
     TURNED_IMPERIALE_ITEM,
-    write,
+    views,
 )
-from imperiale_env.core.observation import read as block
 from imperiale_env.core.rules import Rules, rank_index
 from imperiale_env.core.tricks import legal_cards_one
 from imperiale_env.reference.game import Game, trick_winner_card
@@ -49,57 +50,58 @@ def observe(game: Game, seat: int) -> np.ndarray:
         raise ValueError("the game has no deal to observe (no deal was given)")
     P = game.players
     out = np.zeros(OBS_SIZE, dtype=OBS_DTYPE)
+    v = views(out)
 
     def rel(p: int) -> int:
         return (p - seat) % P
 
-    block(out, "hand")[sorted(s.hands[seat])] = 1
+    v["hand"][sorted(s.hands[seat])] = 1
     history = _replay_plays(game)
     for trick, (leader, plays, proofs) in enumerate(history):
-        block(out, "leaders")[trick] = 1 + rel(leader)
+        v["leaders"][trick] = 1 + rel(leader)
         for p, c in plays:
-            block(out, "played_by")[c] = 1 + rel(p)
-            block(out, "played_in")[c] = 1 + trick
+            v["played_by"][c] = 1 + rel(p)
+            v["played_in"][c] = 1 + trick
             if suit_of(c) != suit_of(plays[0][1]):
-                block(out, "voids")[rel(p), suit_of(plays[0][1])] = 1
+                v["voids"][rel(p), suit_of(plays[0][1])] = 1
         for p, absent in proofs:
             if rel(p) > 0:
-                block(out, "not_held")[rel(p) - 1, [c for c in range(NUM_CARDS) if absent >> c & 1]] = 1
+                v["not_held"][rel(p) - 1, [c for c in range(NUM_CARDS) if absent >> c & 1]] = 1
     for p in range(P):
-        block(out, "shown_by")[sorted(s.revealed[p])] = 1 + rel(p)
+        v["shown_by"][sorted(s.revealed[p])] = 1 + rel(p)
     if P == 3:
-        block(out, "shown_by")[s.deal.turned] = 1 + rel(s.deal.dealer)
-    write(out, "turned", s.deal.turned)
-    write(out, "trump", s.deal.trump)
+        v["shown_by"][s.deal.turned] = 1 + rel(s.deal.dealer)
+    v["turned"][0] = s.deal.turned
+    v["trump"][0] = s.deal.trump
     decision = game.decision
     if decision is not None and decision.player == seat:
-        write(out, "phase", 1 + PHASES.index(decision.kind))
+        v["phase"][0] = 1 + PHASES.index(decision.kind)
         if decision.kind == "question":
             q = decision.question
             assert q is not None
-            write(out, "question_kind", 1 + QUESTION_KINDS.index(q.kind))
-            block(out, "question_cards")[sorted(q.cards)] = 1
+            v["question_kind"][0] = 1 + QUESTION_KINDS.index(q.kind)
+            v["question_cards"][sorted(q.cards)] = 1
     answered = {p for p, a in s.actions if act.is_point(a) or a == act.SINK}
     for p in range(P):
         r = rel(p)
         for item in s.shown[p]:
-            block(out, "shown_items")[r, _item_slot(game.rules, item)] = 1
+            v["shown_items"][r, _item_slot(game.rules, item)] = 1
         if p == s.deal.dealer and s.turned_imperiale_shown:
-            block(out, "shown_items")[r, TURNED_IMPERIALE_ITEM] = 1
+            v["shown_items"][r, TURNED_IMPERIALE_ITEM] = 1
         declared = s.declared_points[p]
         if declared is not None:
             _, count, value = declared
-            block(out, "point")[r] = POINT_DECLARED
-            block(out, "point_count")[r] = count
-            block(out, "point_value")[r] = value
+            v["point"][r] = POINT_DECLARED
+            v["point_count"][r] = count
+            v["point_value"][r] = value
         elif p in answered:
-            block(out, "point")[r] = POINT_SUNK
-        block(out, "imperiales")[r] = min(game.imperiales[p], game.rules.target_imperiales)
-        block(out, "points")[r] = min(game.points[p], POINTS_CAP)
-        block(out, "tricks")[r] = s.tricks[p]
-    write(out, "dealer", rel(s.deal.dealer))
-    write(out, "tricks_played", s.tricks_played)
-    write(out, "players", P)
+            v["point"][r] = POINT_SUNK
+        v["imperiales"][r] = min(game.imperiales[p], game.rules.target_imperiales)
+        v["points"][r] = min(game.points[p], POINTS_CAP)
+        v["tricks"][r] = s.tricks[p]
+    v["dealer"][0] = rel(s.deal.dealer)
+    v["tricks_played"][0] = s.tricks_played
+    v["players"][0] = P
     return out
 
 
@@ -121,9 +123,12 @@ def _replay_plays(game: Game) -> list[tuple[int, list[tuple[int, int]], list[tup
     return tricks
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _proven_absent(rules: Rules, c: int, trump: int, led: int, win: int, first_trick: bool) -> int:
     """The cards ``x`` (a mask) with which ``c`` would not have been legal: ``c`` not among the
-    legal cards of the hand ``{c, x}``."""
+    legal cards of the hand ``{c, x}``.  Remembered per situation (a pure function of its
+    arguments; at most 36^3 x 8 of them a rules), so an environment observing every step does
+    not redo the 35 legality checks of every card played."""
     out = 0
     for x in range(NUM_CARDS):
         if x != c and not legal_cards_one(rules, (1 << c) | (1 << x), trump, led, win, first_trick) >> c & 1:
