@@ -2,8 +2,8 @@
 
 Subcommands:
 
-- ``replay FILE``: replay a game record (``.json`` or ``.jsonl``, see docs/records.md) and print
-  its score events as JSON;
+- ``replay FILE``: tell a game record (``.json`` or ``.jsonl``, see docs/records.md) trick by
+  trick, or print its score events as JSON (``--json``);
 - ``bench``: throughput of every engine;
 - ``train``, ``eval``, ``play``: self-play training, agent tournaments and interactive play;
 - ``export``: the policy of a training checkpoint as a small file to ship or share (the form of
@@ -144,20 +144,38 @@ def _count(low: int, high: int, what: str) -> Callable[[str], int]:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    """``imperiale replay``: the game told trick by trick, or (``--json``) its score events as JSON."""
+    from imperiale_env.core.inputs import InputError
     from imperiale_env.records.game_records import RecordError, load_records, replay_record
 
+    if args.indent is not None and not args.json:
+        raise InputError("--indent sets the indentation of the JSON output: add --json, or leave --indent out")
     records = load_records(args.file)
     if not records:
         raise RecordError(f"{args.file} holds no record (a .jsonl file holds one record a line)")
-    summaries = []
-    for n, record in enumerate(records):
+    if args.record is not None and not 1 <= args.record <= len(records):
+        raise InputError(f"--record must be from 1 to {len(records)} ({args.file} holds {len(records)} "
+                         f"record{'s' if len(records) > 1 else ''}), got {args.record}")
+    if args.record is None and len(records) > 1 and not args.json:
+        raise InputError(f"{args.file} holds {len(records)} records; pick one with --record N (1 to {len(records)}), "
+                         "or print them all with --json")
+    chosen = range(len(records)) if args.record is None else [args.record - 1]
+
+    def replayed(n: int, tell: Callable[[dict], object]) -> object:
         try:
-            summaries.append(replay_record(record))
+            return tell(records[n])
         except RecordError as exc:
             where = f"{args.file}" + (f", record {n + 1} of {len(records)}" if len(records) > 1 else "")
             raise RecordError(f"{where}: {exc}") from None
+
+    if not args.json:
+        from imperiale_cli.replay import replay_text
+
+        print(replayed(chosen[0], replay_text))
+        return 0
+    summaries = [replayed(n, replay_record) for n in chosen]
     result = summaries[0] if len(summaries) == 1 else summaries
-    print(json.dumps(result, indent=args.indent))
+    print(json.dumps(result, indent=2 if args.indent is None else args.indent))
     return 0
 
 
@@ -383,10 +401,16 @@ def build_parser() -> argparse.ArgumentParser:
         command.set_defaults(handler=handler)
         return command
 
-    replay = add("replay", "replay a game record and print its score events as JSON", _cmd_replay)
-    replay.add_argument("file", metavar="FILE", help="a record file (.json or .jsonl)")
-    replay.add_argument("--indent", type=_count(0, 16, "--indent"), default=2, metavar="N",
-                        help="JSON indentation, 0 to 16 (default 2)")
+    replay = add("replay", "tell a game record trick by trick: the hands, declarations, each trick with who won "
+                 "it and why, the scores (--json: its score events as JSON)", _cmd_replay)
+    replay.add_argument("file", metavar="FILE", help="a record file (.json, or .jsonl: one record a line)")
+    replay.add_argument("--record", type=int, metavar="N",
+                        help="the record to replay in a .jsonl of several, numbered from 1 (needed for the text "
+                        "of such a file; --json prints them all without it)")
+    replay.add_argument("--json", action="store_true",
+                        help="print the score events and the score after each deal as JSON (docs/records.md)")
+    replay.add_argument("--indent", type=_count(0, 16, "--indent"), metavar="N",
+                        help="JSON indentation with --json, 0 to 16 (default 2)")
 
     bench = add("bench", "decisions per second of every engine, measured in one run", _cmd_bench)
     bench.add_argument("--seconds", type=_seconds, default=2.0, metavar="S",

@@ -33,7 +33,6 @@ import numpy as np
 
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import (
-    POINT_VALUE,
     RANKS,
     SUIT_NAMES,
     card_code,
@@ -56,7 +55,7 @@ from imperiale_env.records.game_records import (
     record_from_game,
     save_records,
 )
-from imperiale_env.records.narrate import Words, cards_text, explain_events, item_text, plural, why_trick_won
+from imperiale_env.records.narrate import Words, cards_text, decision_note, explain_events, trick_text
 from imperiale_env.reference.game import Decision, Game, deal_cards, trick_winner_card
 from imperiale_env.reference.observe import observe
 
@@ -421,15 +420,13 @@ def play_game(
                 action = int(np.asarray(agent.act(obs, mask, rng)).reshape(-1)[0])
                 if action not in d.legal:
                     raise RuntimeError(f"the bot chose an illegal action {action} (legal: {d.legal})")
-                note = _bot_note(game, d, action, words, rules)
+                note = decision_note(game, d, action, words, rules)
                 if note:
                     print_fn(note)
             game.step(action)
             if d.kind == "play" and len(trick_before) + 1 == P:
                 cards = trick_before + [(d.player, action)]
-                winner, best, reason = why_trick_won(cards, before.deal.trump)
-                last_trick = (", ".join(f"{names[q]} {card_code(c)}" for q, c in cards)
-                              + f": {words.verb(winner, 'win')} the trick ({card_code(best)}, {reason})")
+                last_trick = trick_text(cards, before.deal.trump, words)
                 print_fn(f"Trick {played_before + 1}: {last_trick}.")
             if game.state is not before:
                 last_trick = None
@@ -497,27 +494,3 @@ def _offer_save(result: PlayResult, input_fn: InputFn, print_fn: PrintFn) -> Non
             continue
         _save(result, path, print_fn)
         return
-
-
-def _bot_note(game: Game, d: Decision, action: int, words: Words, rules: Rules) -> str | None:
-    """What the others see of a bot's decision (a hidden impériale is not told: it stays secret)."""
-    p = d.player
-    s = game.state
-    if d.kind == "question":
-        if action != act.SHOW:
-            return None
-        q = d.question
-        assert q is not None
-        if q.kind == "turned_imperiale":
-            return f"{words.verb(p, 'show')} the turned-card impériale ({card_code(s.deal.turned)})."
-        return f"{words.verb(p, 'show')} {item_text(q.kind, q.cards, s.deal.trump, rules)} ({cards_text(q.cards)})."
-    if d.kind == "point":
-        if action == act.SINK:
-            return f"{words.verb(p, 'sink')} the point."
-        suit = action - act.POINT_BASE
-        cards = [c for c in s.hands[p] if suit_of(c) == suit]
-        value = sum(POINT_VALUE[rank_of(c)] for c in cards)
-        return f"{words.verb(p, 'declare')} a point of {plural(len(cards), 'card')} worth {value}."
-    if not s.trick:
-        return f"{words.verb(p, 'lead')} {card_code(action)}."
-    return None  # the card is told with the trick when it completes, or shown on the table

@@ -156,7 +156,7 @@ def test_replay_names_the_record_of_a_jsonl_that_does_not_replay(tmp_path, capsy
     bad["deals"][0]["actions"][0]["player"] = 1 - bad["deals"][0]["actions"][0]["player"]
     path = tmp_path / "games.jsonl"
     save_records(path, [good, bad])
-    err = refused(["replay", str(path)], capsys)
+    err = refused(["replay", str(path), "--json"], capsys)
     assert "record 2 of 2" in err and "deal 0, action 0" in err
 
 
@@ -193,7 +193,7 @@ def test_replay_into_head_exits_quietly(tmp_path):
     path = tmp_path / "many.jsonl"
     save_records(path, [finished_record(seed=s) for s in range(12)])
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "imperiale_cli", "replay", str(path)], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "imperiale_cli", "replay", str(path), "--json"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
     head = [proc.stdout.readline() for _ in range(2)]
@@ -212,7 +212,7 @@ def test_ctrl_c_ends_a_command_with_130(tmp_path, monkeypatch, capsys):
         raise KeyboardInterrupt
 
     monkeypatch.setattr("imperiale_env.records.game_records.replay_record", interrupted)
-    assert main(["replay", str(path)]) == 130
+    assert main(["replay", str(path), "--json"]) == 130
     err = capsys.readouterr().err
     assert "imperiale replay: interrupted" in err and "Traceback" not in err
 
@@ -238,7 +238,7 @@ def test_a_programming_error_is_not_disguised(monkeypatch, tmp_path):
 
     monkeypatch.setattr("imperiale_env.records.game_records.replay_record", broken)
     with pytest.raises(ValueError, match="a bug"):
-        main(["replay", str(path)])
+        main(["replay", str(path), "--json"])
 
 
 # ---------------------------------------------------------------------- bench

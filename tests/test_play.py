@@ -64,7 +64,7 @@ def test_cli_whole_game_with_noise_then_replay(opponent, monkeypatch, capsys, tm
     assert ("You win the game" in out) == (game.winner == 0)
     assert "Final score: " + score_line(game, seat_names(2, 0, opponent)) in out  # the game played is the game replayed
     summary = replay_record(record)
-    assert main(["replay", str(path)]) == 0
+    assert main(["replay", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == summary
     final = summary["final"]
     assert max(final["imperiales"]) == 5
@@ -97,7 +97,7 @@ def test_cli_eof_ends_politely_and_saves(monkeypatch, capsys, tmp_path):
     game = game_from_record(record)
     assert not game.is_over
     assert len(human_actions(game, 0)) == 15
-    assert main(["replay", str(path)]) == 0
+    assert main(["replay", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["winner"] is None
 
 

@@ -495,7 +495,7 @@ def test_cli_replay(tmp_path, capsys, finished):
     game, record = finished
     path = tmp_path / "game.json"
     save_records(path, [record])
-    assert main(["replay", str(path)]) == 0
+    assert main(["replay", str(path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out == replay_record(record)
     assert [deal["events"] for deal in out["deals"]] == [state.events for state in game.history]
@@ -509,7 +509,7 @@ def test_cli_replay_jsonl(tmp_path, capsys, record):
     unfinished = record_from_game(play(Game("academie3", 2), random.Random(2), steps=50))
     path = tmp_path / "games.jsonl"
     save_records(path, [record, unfinished])
-    assert main(["replay", str(path), "--indent", "0"]) == 0
+    assert main(["replay", str(path), "--json", "--indent", "0"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out == [replay_record(record), replay_record(unfinished)]
     assert out[1]["winner"] is None

@@ -5,7 +5,8 @@ kinds are those of :mod:`imperiale_env.core.events`) as sentences, folding into 
 impériales it makes, the points it wipes and the end of the game.  The human player is
 spoken to in the second person (``You win the point``), the others in the third.  The
 terminal game, the web table, the environments' table (:mod:`imperiale_env.envs.render_text`) and the
-human agent all tell events through it.
+human agent all tell events through it; :func:`trick_text` and :func:`decision_note` tell a
+trick and a declaration as the terminal game and ``imperiale replay`` print them.
 """
 
 from __future__ import annotations
@@ -13,9 +14,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from imperiale_env.core.cards import SUIT_NAMES, SUITS, card_code, parse_card, sort_for_display, suit_of
+from imperiale_env.core import actions as act
+from imperiale_env.core.cards import (
+    POINT_VALUE,
+    SUIT_NAMES,
+    SUITS,
+    card_code,
+    parse_card,
+    rank_of,
+    sort_for_display,
+    suit_of,
+)
 from imperiale_env.core.rules import Rules
-from imperiale_env.reference.game import Question, trick_winner_card
+from imperiale_env.reference.game import Decision, Game, Question, trick_winner_card
 
 RANK_PLURALS = {"K": "Kings", "Q": "Queens", "J": "Jacks", "A": "Aces", "10": "tens", "9": "nines", "8": "eights",
                 "7": "sevens", "6": "sixes"}
@@ -174,3 +185,39 @@ def why_trick_won(cards: list[tuple[int, int]], trump: int) -> tuple[int, int, s
     if suit_of(best) == trump:
         return winner, best, "the highest trump" if led == trump else "trumped"
     return winner, best, "the highest of the suit led"
+
+
+def trick_text(cards: list[tuple[int, int]], trump: int, words: Words) -> str:
+    """A complete trick, who won it and why: ``Player 0 KS, Player 1 8H: Player 1 wins the trick (8H,
+    trumped)`` (the terminal game's trick line and ``imperiale replay``'s)."""
+    winner, best, reason = why_trick_won(cards, trump)
+    played = ", ".join(f"{words.subj(q)} {card_code(c)}" for q, c in cards)
+    return f"{played}: {words.verb(winner, 'win')} the trick ({card_code(best)}, {reason})"
+
+
+def decision_note(game: Game, d: Decision, action: int, words: Words, rules: Rules) -> str | None:
+    """What the other seats learn of ``action``, the answer to ``game``'s pending decision ``d``
+    (read before the game steps): a shown item, a point declared with its count and value, a
+    sunk point, a lead.  A hidden item is not told: it stays secret; a card that follows is told
+    with its trick."""
+    p = d.player
+    s = game.state
+    assert s is not None
+    if d.kind == "question":
+        if action != act.SHOW:
+            return None
+        q = d.question
+        assert q is not None
+        if q.kind == "turned_imperiale":
+            return f"{words.verb(p, 'show')} the turned-card impériale ({card_code(s.deal.turned)})."
+        return f"{words.verb(p, 'show')} {item_text(q.kind, q.cards, s.deal.trump, rules)} ({cards_text(q.cards)})."
+    if d.kind == "point":
+        if action == act.SINK:
+            return f"{words.verb(p, 'sink')} the point."
+        suit = action - act.POINT_BASE
+        cards = [c for c in s.hands[p] if suit_of(c) == suit]
+        value = sum(POINT_VALUE[rank_of(c)] for c in cards)
+        return f"{words.verb(p, 'declare')} a point of {plural(len(cards), 'card')} worth {value}."
+    if not s.trick:
+        return f"{words.verb(p, 'lead')} {card_code(action)}."
+    return None
