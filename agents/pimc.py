@@ -40,12 +40,18 @@ With an opponent model (``infer``, spec ``pimc:N:infer``; two players) the world
 uniform among the consistent ones: :func:`weighted_worlds` draws several times more and keeps
 ``N`` of them by how likely the model finds the opponent's plays of the deal with each world's
 hand (:mod:`imperiale_agents.inference`).
+
+With a belief model (``belief``, spec ``pimc:N:belief``) the worlds are drawn the same way and
+resampled by the product of the belief's probabilities of each card's place
+(:func:`belief_worlds`, :mod:`imperiale_agents.belief`): still only worlds that agree with every
+known fact, more often the ones the order of play makes likely.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from imperiale_agents import belief as beliefs
 from imperiale_agents import declaration_search, inference
 from imperiale_agents.compiled_solver import CompiledSolver
 from imperiale_agents.heuristic import HeuristicAgent, play_scores
@@ -276,6 +282,19 @@ def weighted_worlds(rules: Rules, obs: np.ndarray, v: View, seed: int, samples: 
     return pool[inference.resample(log_w, samples, rng)]
 
 
+def belief_worlds(rules: Rules, obs: np.ndarray, v: View, seed: int, samples: int, net: beliefs.BeliefNet,
+                  candidates: int = beliefs.CANDIDATES_PER_SAMPLE) -> np.ndarray:
+    """``samples`` worlds for the observation row ``obs`` (``v``: its decoded view, one row), drawn
+    from ``candidates * samples`` consistent ones (the exact sampler) with probability proportional
+    to the belief ``net``'s probability of the places each world gives the unseen cards
+    (:func:`imperiale_agents.belief.world_log_weights`)."""
+    rng = np.random.default_rng(seed)
+    pool = _sample(v, rules, candidates * samples, rng)
+    probs = net.probabilities(obs, v)[0]
+    log_w = beliefs.world_log_weights(pool, probs, beliefs.possible(v)[0], rules.players)
+    return pool[inference.resample(log_w, samples, rng)]
+
+
 def search_row(args) -> tuple[int, np.ndarray]:
     """One searched decision: ``(view row, legal cards, the heuristic's scores of the cards, rules,
     samples, seed, solver, threads, worlds)`` -> the card, and the mean value of every card over the
@@ -324,12 +343,16 @@ class PIMCAgent:
     opponent's plays of the deal with that world's hand, and solves ``samples`` of them drawn by
     those weights, each play's probability mixed with ``uniform_share`` of a uniform choice
     (:mod:`imperiale_agents.inference`; spec ``pimc:N:infer``, the champion as the model).
+
+    ``belief``: a belief model (:class:`imperiale_agents.belief.BeliefNet`).  Then each decision draws
+    ``candidates * samples`` consistent worlds and solves ``samples`` of them drawn by the belief's
+    probability of each (:func:`belief_worlds`; spec ``pimc:N:belief``, the preset's shipped belief).
     """
 
     def __init__(self, rules: Rules | str | dict | None = None, samples: int = DEFAULT_SAMPLES, workers: int = 1,
                  horizon: int = 12, threads: int = 1, solver: str = "compiled", declarations: str = "heuristic",
                  infer=None, candidates: int = inference.CANDIDATES_PER_SAMPLE,
-                 uniform_share: float = inference.UNIFORM_SHARE, knowledge: str = "all"):
+                 uniform_share: float = inference.UNIFORM_SHARE, knowledge: str = "all", belief=None):
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r} (allowed: {', '.join(SOLVERS)})")
         if declarations not in DECLARATIONS:
@@ -338,6 +361,8 @@ class PIMCAgent:
             raise ValueError(f"unknown knowledge {knowledge!r} (allowed: {', '.join(KNOWLEDGE)})")
         if knowledge != "all" and infer is not None:
             raise ValueError("the voids-only sampler (knowledge='voids') does not weigh worlds (infer)")
+        if belief is not None and (infer is not None or knowledge != "all"):
+            raise ValueError("worlds drawn by a belief (belief) take the full sampler and no opponent model (infer)")
         if int(threads) < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         self.rules = resolve_rules(rules)
@@ -345,6 +370,7 @@ class PIMCAgent:
             raise ValueError(f"weighing worlds by the opponent's plays (infer) needs two players; "
                              f"{self.rules.name} has {self.rules.players}")
         self.infer = infer
+        self.belief = belief
         self.candidates, self.uniform_share = int(candidates), float(uniform_share)
         self.samples = int(samples)
         self.workers = int(workers)
@@ -355,7 +381,7 @@ class PIMCAgent:
         self.knowledge = knowledge
         self.name = (f"pimc:{self.samples}" + (f":{self.horizon}" if self.horizon < 12 else "")
                      + (":search" if declarations == "search" else "") + (":infer" if infer is not None else "")
-                     + (":voids" if knowledge == "voids" else ""))
+                     + (":voids" if knowledge == "voids" else "") + (":belief" if belief is not None else ""))
         self.heuristic = HeuristicAgent(self.rules)
         self._pool = None
 
@@ -404,6 +430,8 @@ class PIMCAgent:
             if self.infer is not None:
                 worlds = weighted_worlds(self.rules, obs[r], row, int(s), self.samples, self.infer,
                                          self.candidates, self.uniform_share)
+            elif self.belief is not None:
+                worlds = belief_worlds(self.rules, obs[r], row, int(s), self.samples, self.belief)
             elif self.knowledge != "all":  # drawn here with the job's seed, as search_row would
                 worlds = _sample(row, self.rules, self.samples, np.random.default_rng(int(s)), knowledge=self.knowledge)
             else:
@@ -421,5 +449,5 @@ class PIMCAgent:
         return out
 
 
-__all__ = ["DECLARATIONS", "DEFAULT_SAMPLES", "KNOWLEDGE", "SOLVERS", "PIMCAgent", "position", "sample_worlds",
-           "search_job", "search_row", "solve_row", "weighted_worlds", "world_values"]
+__all__ = ["DECLARATIONS", "DEFAULT_SAMPLES", "KNOWLEDGE", "SOLVERS", "PIMCAgent", "belief_worlds", "position",
+           "sample_worlds", "search_job", "search_row", "solve_row", "weighted_worlds", "world_values"]

@@ -18,6 +18,8 @@ Specs:
                             (:mod:`imperiale_agents.inference`; two players)
 ``pimc:...:voids``          the sampler that knows the voids but not the other proofs of play
                             (the one before observation version 1; for comparisons)
+``pimc:...:belief``         worlds resampled by the preset's shipped belief model
+                            (:mod:`imperiale_agents.belief`)
 ``neural:PATH``             a trained policy: an exported policy (.npz) or a training checkpoint
 ``champion``                the policy shipped for the rules played (:mod:`imperiale_agents.champions`)
 ``human``                   a person at the terminal (:mod:`imperiale_agents.human`)
@@ -92,6 +94,16 @@ def _pimc(arg, rules, spec, workers):
 
     samples, horizon, declarations, infer, knowledge = ((DEFAULT_SAMPLES, 12, "heuristic", False, "all")
                                                         if arg is None else _pimc_numbers(arg, spec))
+    belief = None
+    if knowledge == "belief":
+        from imperiale_agents.belief import BeliefFileError, shipped_belief
+
+        knowledge = "all"
+        try:
+            belief = shipped_belief(rules.preset)
+        except BeliefFileError as exc:
+            raise AgentError(f"bad agent {spec!r}: 'belief' draws worlds by the shipped belief model, and {exc}") \
+                from None
     model = None
     if infer:
         if rules.players != 2:
@@ -103,7 +115,7 @@ def _pimc(arg, rules, spec, workers):
             raise AgentError(f"bad agent {spec!r}: 'infer' models the opponent with the shipped champion, "
                              f"and {exc}") from None
     return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon, declarations=declarations,
-                     infer=model, knowledge=knowledge)
+                     infer=model, knowledge=knowledge, belief=belief)
 
 
 def _neural(arg, rules, spec, workers):
@@ -121,7 +133,7 @@ def _champion(arg, rules, spec, workers):
 KINDS: dict[str, AgentKind] = {kind.name: kind for kind in (
     AgentKind("random", "random", False, True, _random),
     AgentKind("heuristic", "heuristic", False, True, _heuristic),
-    AgentKind("pimc", "pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer|:voids]", True, True, _pimc),
+    AgentKind("pimc", "pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer|:voids|:belief]", True, True, _pimc),
     AgentKind("neural", "neural:PATH", True, True, _neural),
     AgentKind("champion", "champion", False, True, _champion),
     AgentKind("human", "human", False, False, _human),
@@ -222,19 +234,20 @@ def _load_source(source: str, spec: str):
 
 
 def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str, bool, str]:
-    """``N[:K][:search][:infer|:voids]`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES samples,
+    """``N[:K][:search][:infer|:voids|:belief]`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES samples,
     1 <= K <= 12 tricks, who answers the declarations (``search`` or the heuristic), whether the
     worlds are weighed by the champion's likelihood of the opponent's plays (``infer``), and what
     the sampler keeps out of the opponents' hands (``voids``: the voids alone, the sampler before
-    observation version 1)."""
+    observation version 1) or how its worlds are resampled (``belief``: by the shipped belief model)."""
     parts = arg.split(":")
-    allowed = (f"pimc:N[:K][:search][:infer|:voids] takes N samples from 1 to {MAX_SAMPLES}, optionally K tricks "
-               f"searched from 1 to 12, 'search' for declarations decided by search, 'infer' for worlds weighed by "
-               f"the opponent's plays and 'voids' for the sampler that knows only the voids, e.g. pimc:16, "
-               f"pimc:16:9, pimc:16:search, pimc:16:infer or pimc:16:voids (allowed agents: {AGENT_FORMS})")
+    allowed = (f"pimc:N[:K][:search][:infer|:voids|:belief] takes N samples from 1 to {MAX_SAMPLES}, optionally "
+               f"K tricks searched from 1 to 12, 'search' for declarations decided by search, 'infer' for worlds "
+               f"weighed by the opponent's plays, 'voids' for the sampler that knows only the voids and 'belief' for "
+               f"worlds resampled by the belief model, e.g. pimc:16, pimc:16:9, pimc:16:search, pimc:16:infer, "
+               f"pimc:16:voids or pimc:16:belief (allowed agents: {AGENT_FORMS})")
     last = parts[-1] if len(parts) > 1 else ""
-    infer, knowledge = last == "infer", "voids" if last == "voids" else "all"
-    if last in ("infer", "voids"):
+    infer, knowledge = last == "infer", last if last in ("voids", "belief") else "all"
+    if last in ("infer", "voids", "belief"):
         parts = parts[:-1]
     declarations = "heuristic"
     if len(parts) > 1 and parts[-1] == "search":

@@ -1,0 +1,210 @@
+"""Beliefs learned from the play: where each unseen card lies, from the observation with its history.
+
+A belief model maps an observation (version 1: the order of play included) to, for every card,
+the probability that it lies in the hand of relative seat 1, of seat 2, or in the talon (two
+players).  It is a small network trained on deals played by the shipped champion against the true
+deal (:mod:`imperiale_train.belief`), and it plays in numpy like the policies
+(:mod:`imperiale_agents.policy_net`): no torch needed.
+
+Only the places the observation allows count (:func:`possible`): a card seen (held, played,
+turned with two players, shown and not played) has none; a seat that is proven not to hold a
+card (``not_held``, ``voids``) is not one of its places.  The model's probabilities are spread
+over the allowed places only.
+
+``pimc:N:belief`` draws its worlds from the exact sampler of :mod:`imperiale_agents.pimc` (every
+world agrees with every known fact) and resamples them by the belief: a world's weight is the
+product, over the unseen cards, of the probability of the place it gives the card
+(:func:`world_log_weights`; :func:`imperiale_agents.pimc.belief_worlds`).  A world the sampler could
+not draw is never kept: the belief only chooses among the sampler's worlds.
+
+The file (``agents/champions/PRESET-belief.npz``) is a numpy archive read with
+``allow_pickle=False``: ``layer{i}.weight`` ``(out, in)`` and ``layer{i}.bias`` float32, and
+``metadata`` (JSON: format ``imperiale-belief``, version, obs_version, activation, rules,
+provenance with the held-out log losses).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from imperiale_agents.policy_net import ACTIVATIONS
+from imperiale_agents.view import CARD_SUIT, View, deck_mask
+from imperiale_env.core.cards import NUM_CARDS
+from imperiale_env.core.observation import FEATURES, OBS_SIZE, OBS_VERSION
+
+FORMAT = "imperiale-belief"
+VERSION = 1
+#: The places of a card the model tells apart, relative to the observer.
+PLACES = ("seat 1", "seat 2", "talon")
+OUTPUTS = NUM_CARDS * len(PLACES)
+#: The largest belief network a file may declare.
+MAX_PARAMETERS = 16 * 1024 * 1024
+#: Consistent worlds drawn for each world ``pimc:N:belief`` solves.
+CANDIDATES_PER_SAMPLE = 8
+
+
+class BeliefFileError(RuntimeError):
+    """A belief file that cannot be read or does not fit this code."""
+
+
+def possible(v: View) -> np.ndarray:
+    """``(B, 36, 3)`` bool: the places each card may be in, by what the observation proves.
+
+    A card known to the observer (held, played, the turned card with two players, shown and
+    not played) has no place here: it is not a belief."""
+    b = v.n
+    out = np.zeros((b, NUM_CARDS, len(PLACES)), dtype=bool)
+    known = v.hand | v.played.any(axis=1) | (v.revealed & ~v.played).any(axis=1)
+    two = v.players == 2
+    known |= v.turned & two[:, None]
+    unseen = deck_mask(v.players) & ~known
+    for seat in (1, 2):
+        present = v.players > seat
+        void = v.voids[:, seat][:, CARD_SUIT]  # (B, 36)
+        out[:, :, seat - 1] = unseen & present[:, None] & ~v.not_held[:, seat] & ~void
+    out[:, :, 2] = unseen & two[:, None]
+    return out
+
+
+@dataclass(frozen=True)
+class BeliefNet:
+    """The belief network: ``layers[i] = (weight (out, in), bias (out,))``, ``activation`` between."""
+
+    layers: tuple[tuple[np.ndarray, np.ndarray], ...]
+    activation: str
+    meta: dict[str, Any]
+
+    def probabilities(self, obs: np.ndarray, v: View) -> np.ndarray:
+        """``(B, 36, 3)`` float64: each card's probability of each place, over the allowed places
+        (:func:`possible`; all zero for a card the observer knows)."""
+        x = FEATURES.expand(np.asarray(obs).reshape(-1, OBS_SIZE))
+        last = len(self.layers) - 1
+        for i, (weight, bias) in enumerate(self.layers):
+            x = x @ weight.T + bias
+            if i < last:
+                x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
+        logits = x.reshape(-1, NUM_CARDS, len(PLACES)).astype(np.float64)
+        allowed = possible(v)
+        logits = np.where(allowed, logits, -np.inf)
+        top = np.max(logits, axis=-1, keepdims=True)
+        e = np.where(allowed, np.exp(logits - np.where(np.isfinite(top), top, 0.0)), 0.0)
+        total = e.sum(axis=-1, keepdims=True)
+        return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def world_places(worlds: np.ndarray, players: int) -> np.ndarray:
+    """``(n, 36)`` the place index of every card in each world ``(n, 3, 36)`` (relative seats):
+    0 seat 1, 1 seat 2, 2 the talon (two players: in no hand)."""
+    place = np.full(worlds.shape[:1] + (NUM_CARDS,), 2, dtype=np.int64)
+    place[worlds[:, 1]] = 0
+    if players == 3:
+        place[worlds[:, 2]] = 1
+    return place
+
+
+def world_log_weights(worlds: np.ndarray, probs: np.ndarray, allowed: np.ndarray, players: int) -> np.ndarray:
+    """``(n,)``: the log of the belief's probability of each world, the product over the cards
+    with a choice of place (``allowed`` of one row ``(36, 3)``, ``probs`` its probabilities)."""
+    uncertain = allowed.sum(axis=-1) > 1
+    place = world_places(worlds, players)
+    p = probs[np.arange(NUM_CARDS)[None, :], place]  # (n, 36)
+    with np.errstate(divide="ignore"):
+        return np.where(uncertain[None, :], np.log(p), 0.0).sum(axis=1)
+
+
+# --- files -------------------------------------------------------------------------------------
+
+
+def shipped_belief_path(preset: str) -> Path:
+    """Where the belief file shipped for ``preset`` lives (next to its champion), whether or not
+    there is one."""
+    from imperiale_agents.champions import CHAMPIONS_DIR
+
+    return CHAMPIONS_DIR / f"{preset}-belief.npz"
+
+
+def shipped_belief(preset: str) -> BeliefNet:
+    """The belief shipped for ``preset``; :class:`BeliefFileError` if there is none or it was
+    trained under other rules."""
+    path = shipped_belief_path(preset)
+    if not path.is_file():
+        from imperiale_agents.champions import CHAMPIONS_DIR
+
+        have = sorted(p.name[: -len("-belief.npz")] for p in CHAMPIONS_DIR.glob("*-belief.npz")) or ["none"]
+        raise BeliefFileError(f"the rules preset {preset!r} has no shipped belief (presets with one: "
+                              f"{', '.join(have)}); train one with python -m imperiale_train.belief")
+    net = read_belief(path)
+    trained = (net.meta.get("rules") or {}).get("preset")
+    if trained != preset:
+        raise BeliefFileError(f"{path} was trained under the {trained!r} rules, not {preset!r}")
+    return net
+
+
+def belief_archive_bytes(layers, activation: str, rules: dict, provenance: dict) -> bytes:
+    """The bytes of a belief file (the caller writes them atomically)."""
+    meta = {"format": FORMAT, "version": VERSION, "obs_version": OBS_VERSION, "activation": activation,
+            "rules": rules, "provenance": provenance}
+    arrays = {"metadata": np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)}
+    for i, (weight, bias) in enumerate(layers):
+        arrays[f"layer{i}.weight"] = np.ascontiguousarray(weight, dtype=np.float32)
+        arrays[f"layer{i}.bias"] = np.ascontiguousarray(bias, dtype=np.float32)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def read_belief(path: str | Path) -> BeliefNet:
+    """The belief network of ``path``; :class:`BeliefFileError` naming what is wrong."""
+    path = Path(path)
+    if not path.is_file():
+        raise BeliefFileError(f"no belief file at {path}")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = {n[: -len(".npy")] for n in archive.namelist() if n.endswith(".npy")}
+            if "metadata" not in names or len(names) != len(archive.namelist()):
+                raise BeliefFileError(f"{path} is not a belief file (numpy arrays with metadata)")
+            meta = json.loads(_array(archive, "metadata").tobytes().decode("utf-8"))
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                raise BeliefFileError(f"{path} is not a belief file (format {FORMAT!r})")
+            if meta.get("version") != VERSION or meta.get("obs_version") != OBS_VERSION:
+                raise BeliefFileError(f"{path} is a belief file of version {meta.get('version')!r} for observation "
+                                      f"version {meta.get('obs_version')!r}; this code reads version {VERSION} for "
+                                      f"observation version {OBS_VERSION}")
+            if meta.get("activation") not in ACTIVATIONS:
+                raise BeliefFileError(f"{path}: activation {meta.get('activation')!r} is not one of "
+                                      f"{', '.join(ACTIVATIONS)}")
+            count = sum(1 for n in names if n.endswith(".weight"))
+            if names != {"metadata"} | {f"layer{i}.{x}" for i in range(count) for x in ("weight", "bias")}:
+                raise BeliefFileError(f"{path}: a belief file holds layer0..layerN weights and biases and metadata")
+            layers, width, total = [], FEATURES.size, 0
+            for i in range(count):
+                weight, bias = _array(archive, f"layer{i}.weight"), _array(archive, f"layer{i}.bias")
+                if weight.ndim != 2 or weight.shape[1] != width or bias.shape != (weight.shape[0],) \
+                        or weight.dtype.kind != "f" or bias.dtype.kind != "f":
+                    raise BeliefFileError(f"{path}: layer {i} must take {width} inputs (weight (out, {width}), "
+                                          "bias (out,), floating point)")
+                total += weight.size + bias.size
+                if total > MAX_PARAMETERS:
+                    raise BeliefFileError(f"{path}: more than {MAX_PARAMETERS:,} parameters")
+                if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
+                    raise BeliefFileError(f"{path}: layer {i} holds NaN or infinite weights")
+                layers.append((weight.astype(np.float32), bias.astype(np.float32)))
+                width = weight.shape[0]
+            if width != OUTPUTS:
+                raise BeliefFileError(f"{path}: the last layer gives {width} values, not {OUTPUTS} "
+                                      "(36 cards x 3 places)")
+    except (OSError, zipfile.BadZipFile, ValueError, UnicodeDecodeError, EOFError) as exc:
+        raise BeliefFileError(f"{path} is a damaged belief file ({type(exc).__name__}: {exc})") from None
+    return BeliefNet(tuple(layers), meta["activation"], meta)
+
+
+def _array(archive: zipfile.ZipFile, name: str) -> np.ndarray:
+    with archive.open(f"{name}.npy") as member:
+        return np.lib.format.read_array(member, allow_pickle=False)
