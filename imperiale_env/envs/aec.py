@@ -35,7 +35,7 @@ Arguments of `env(...)` / `raw_env(...)`:
   `reset(options={"start": {...}})` overrides it for one episode; any other option key is
   warned about and ignored.  `reset(seed=...)` takes an integer in `[0, 2**63)`.
 * `render_mode`: `None`, `"ansi"` (`render()` returns the table as a string), `"rgb_array"`
-  (an image of it, `(400, 960, 3)` uint8, :mod:`imperiale_env.envs.render_image`) or `"human"`
+  (the acting seat's view drawn with cards, `(400, 960, 3)` uint8, :mod:`imperiale_env.envs.render_image`) or `"human"`
   (prints it after every step and on `render()`).
 
 `env()` wraps `raw_env` in `TerminateIllegalWrapper(illegal_reward=-1)`,
@@ -332,12 +332,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     # ------------------------------------------------------------------ rendering
 
     def render(self) -> str | np.ndarray | None:
-        return present(self.render_mode, self._table)
+        return present(self.render_mode, self._table, self._image)
 
     def _table(self) -> str:
         if self._game is None:
             return "L'Impériale: no game yet (call reset)"
         return table_text(self._game, self._game.current_player, self.possible_agents, tell_events=True)
+
+    def _image(self) -> np.ndarray:
+        """The acting seat's view, as :meth:`_table` writes it, drawn with cards."""
+        from imperiale_env.envs.render_image import table_image
+
+        return table_image(self._game, None if self._game is None else self._game.current_player,
+                           self.possible_agents)
 
     def close(self) -> None:
         self._closed = True

@@ -41,7 +41,7 @@ Arguments:
 * ``episode``: ``"game"`` (default) or ``"deal"``; ``start``: for ``"deal"``, the score it
   starts from, ``dict(imperiales=[..], points=[..], dealer=k)``; ``reset(options={"start":
   ...})`` overrides it for one episode.
-* ``render_mode``: ``None``, ``"ansi"`` (a string), ``"rgb_array"`` (an image of the table,
+* ``render_mode``: ``None``, ``"ansi"`` (a string), ``"rgb_array"`` (the table drawn with cards,
   ``(400, 960, 3)`` uint8, :mod:`imperiale_env.envs.render_image`) or ``"human"`` (printed).
 
 A bad argument raises ``ValueError`` (``TypeError`` for the opponent, ``RulesError`` for the
@@ -247,16 +247,25 @@ class ImperialeEnv(gymnasium.Env):
     # ------------------------------------------------------------------ rendering
 
     def render(self) -> str | np.ndarray | None:
-        return present(self.render_mode, self._table)
+        return present(self.render_mode, self._table, self._image)
+
+    def _names(self) -> list[str]:
+        return [f"player_{p}" + (" (you)" if p == self.agent_seat else "") for p in range(self.players)]
 
     def _table(self) -> str:
         if self._game is None:
             return "L'Impériale: no game yet (call reset)"
-        names = [f"player_{p}" + (" (you)" if p == self.agent_seat else "") for p in range(self.players)]
-        text = table_text(self._game, self.agent_seat, names, tell_events=True)
+        text = table_text(self._game, self.agent_seat, self._names(), tell_events=True)
         if self._illegal:
             text += "\nOver:    an illegal action ended the episode"
         return text
+
+    def _image(self) -> np.ndarray:
+        """The agent's seat's view, as :meth:`_table` writes it, drawn with cards."""
+        from imperiale_env.envs.render_image import table_image
+
+        return table_image(self._game, self.agent_seat, self._names(),
+                           note="an illegal action ended the episode" if self._illegal else None)
 
     def close(self) -> None:
         pass

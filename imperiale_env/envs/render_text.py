@@ -203,18 +203,18 @@ def decision_prompt(game: Game, d: Decision, seat: int) -> str:
     return "Your turn to play: which card? [card code or number]"
 
 
-def present(render_mode: str | None, table: Callable[[], str]) -> str | np.ndarray | None:
+def present(render_mode: str | None, table: Callable[[], str], image: Callable[[], np.ndarray]
+            ) -> str | np.ndarray | None:
     """The environments' ``render()``: warn without a render mode, return the table for
-    ``"ansi"``, its image for ``"rgb_array"`` (:mod:`imperiale_env.envs.render_image`), print it for ``"human"``."""
+    ``"ansi"``, the same seat's view drawn with cards for ``"rgb_array"`` (``image()``, made with
+    :func:`imperiale_env.envs.render_image.table_image`), print the table for ``"human"``."""
     if render_mode is None:
         gymnasium.logger.warn("You are calling render method without specifying any render mode.")
         return None
+    if render_mode == "rgb_array":
+        return image()
     text = table()
     if render_mode == "ansi":
         return text
-    if render_mode == "rgb_array":
-        from imperiale_env.envs.render_image import text_image
-
-        return text_image(text)
     print(text + "\n")
     return None
