@@ -20,6 +20,8 @@ Specs:
                             (the one before observation version 1; for comparisons)
 ``pimc:...:belief``         worlds resampled by the preset's shipped belief model
                             (:mod:`imperiale_agents.belief`)
+``ismcts``, ``ismcts:N``    OpenSpiel's ISMCTS (:mod:`imperiale_agents.ismcts`; the ``openspiel`` extra):
+                            ``N`` simulations a decision (100), random rollouts
 ``neural:PATH``             a trained policy: an exported policy (.npz) or a training checkpoint
 ``champion``                the policy shipped for the rules played (:mod:`imperiale_agents.champions`)
 ``human``                   a person at the terminal (:mod:`imperiale_agents.human`)
@@ -51,6 +53,9 @@ from imperiale_env.core.rules import Rules, resolve_rules
 MAX_SAMPLES = 10_000
 """Most ``pimc:N`` samples: each is a double-dummy search of every card, so more would make a
 single decision last minutes."""
+MAX_SIMULATIONS = 10_000
+"""Most ``ismcts:N`` simulations: each replays the deal in a resampled world and plays it out (a
+millisecond or two), so more would make a single decision last minutes."""
 MAX_WORKERS = 256
 
 
@@ -118,6 +123,20 @@ def _pimc(arg, rules, spec, workers):
                      infer=model, knowledge=knowledge, belief=belief)
 
 
+def _ismcts(arg, rules, spec, workers):
+    if arg is not None and not (arg.isascii() and arg.isdigit() and 1 <= int(arg) <= MAX_SIMULATIONS):
+        raise AgentError(f"bad agent {spec!r}: ismcts:N takes N simulations a decision from 1 to {MAX_SIMULATIONS}, "
+                         f"e.g. ismcts:100 (allowed agents: {AGENT_FORMS})")
+    try:
+        from imperiale_agents.ismcts import DEFAULT_SIMULATIONS, ISMCTSAgent
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] not in ("pyspiel", "open_spiel"):
+            raise
+        raise AgentError(f"{spec}: the ismcts agent is OpenSpiel's ISMCTS, and OpenSpiel is not installed "
+                         "(pip install 'imperiale[openspiel]')") from None
+    return ISMCTSAgent(rules, int(arg) if arg is not None else DEFAULT_SIMULATIONS, workers=workers)
+
+
 def _neural(arg, rules, spec, workers):
     if not arg or not arg.strip():
         raise AgentError(f"neural:PATH needs the path of a checkpoint, e.g. neural:runs/latest/checkpoint.pt, "
@@ -134,6 +153,7 @@ KINDS: dict[str, AgentKind] = {kind.name: kind for kind in (
     AgentKind("random", "random", False, True, _random),
     AgentKind("heuristic", "heuristic", False, True, _heuristic),
     AgentKind("pimc", "pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer|:voids|:belief]", True, True, _pimc),
+    AgentKind("ismcts", "ismcts, ismcts:N", True, True, _ismcts),
     AgentKind("neural", "neural:PATH", True, True, _neural),
     AgentKind("champion", "champion", False, True, _champion),
     AgentKind("human", "human", False, False, _human),
