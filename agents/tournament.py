@@ -50,6 +50,7 @@ import numpy as np
 from tqdm import tqdm
 
 from imperiale_agents.base import Agent, check_workers, make_agent, reset_agent
+from imperiale_agents.driver import Turn, act_by, checked_actions, drive
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.events import value_table as event_value_table
 from imperiale_env.core.inputs import InputError, output_dir
@@ -211,6 +212,40 @@ def lineups(num_agents: int, players: int) -> list[tuple[int, ...]]:
     return list(itertools.combinations(range(num_agents), 3))
 
 
+class _MatchTable:
+    """The seats of one match: who acts in each game (``seat_agent``), each agent's timing, and
+    what a step leaves (the score events, the games finished for the progress bar)."""
+
+    def __init__(self, bg: BatchGame, agents: Sequence[Agent], seat_agent: np.ndarray,
+                 rngs: dict[int, np.random.Generator], timings: dict[int, AgentTiming], progress=None):
+        self.bg, self.agents, self.seat_agent, self.rngs = bg, agents, seat_agent, rngs
+        self.timings, self.progress = timings, progress
+        self.events: list[np.ndarray] = []
+        self.finished = 0
+
+    def choose(self, turn: Turn) -> np.ndarray:
+        """Every agent answers for the live games where it holds the acting seat."""
+        acting = np.where(turn.live, self.seat_agent[np.arange(len(turn.seat)), turn.seat], -1)
+        return act_by(acting, lambda a, rows: self._act(a, turn, rows), np.zeros(len(acting), dtype=np.int64))
+
+    def _act(self, a: int, turn: Turn, rows: np.ndarray) -> np.ndarray:
+        agent = self.agents[a]
+        t0 = time.perf_counter()
+        chosen = agent.act(turn.obs[rows], turn.mask[rows], self.rngs[a])
+        tm = self.timings.setdefault(a, AgentTiming())
+        tm.seconds += time.perf_counter() - t0
+        tm.decisions += len(rows)
+        tm.calls += 1
+        return checked_actions(agent.name, chosen, turn.mask[rows], rows)
+
+    def settle(self, turn: Turn, rewards: np.ndarray, terminated: np.ndarray) -> None:
+        self.events.append(self.bg.pop_events())
+        now = int(self.bg.done.sum())
+        if self.progress is not None and now > self.finished:
+            self.progress.update(now - self.finished)
+        self.finished = now
+
+
 def play_match(
     rules: Rules,
     agents: Sequence[Agent],
@@ -237,40 +272,9 @@ def play_match(
     for a in involved:
         reset_agent(agents[a])
     timings = {} if timings is None else timings
-    events = []
-    finished = 0
-    actions = np.zeros(n, dtype=np.int64)
-    while not bg.done.all():
-        active = ~bg.done
-        obs = bg.observe()
-        mask = bg.legal_action_mask()
-        acting = seat_agent[np.arange(n), bg.current_player]
-        actions[:] = 0
-        for a in involved:
-            sel = np.flatnonzero(active & (acting == a))
-            if not len(sel):
-                continue
-            t0 = time.perf_counter()
-            chosen = np.asarray(agents[a].act(obs[sel], mask[sel], rngs[a]), dtype=np.int64).reshape(-1)
-            dt = time.perf_counter() - t0
-            tm = timings.setdefault(a, AgentTiming())
-            tm.seconds += dt
-            tm.decisions += len(sel)
-            tm.calls += 1
-            if chosen.shape != sel.shape:
-                raise ValueError(f"agent {agents[a].name!r} returned {chosen.shape} actions for {len(sel)} games")
-            bad = ~mask[sel, chosen.clip(0, mask.shape[1] - 1)] | (chosen < 0) | (chosen >= mask.shape[1])
-            if bad.any():
-                k = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"agent {agents[a].name!r} chose illegal action {int(chosen[k])} in game {sel[k]}")
-            actions[sel] = chosen
-        bg.step(actions)
-        events.append(bg.pop_events())
-        now = int(bg.done.sum())
-        if progress is not None and now > finished:
-            progress.update(now - finished)
-        finished = now
-    ev = np.concatenate(events) if events else np.zeros((0, 5), dtype=np.int64)
+    table = _MatchTable(bg, agents, seat_agent, rngs, timings, progress)
+    drive(bg, table.choose, settle=table.settle)
+    ev = np.concatenate(table.events) if table.events else np.zeros((0, 5), dtype=np.int64)
     num_deals = np.zeros(n, dtype=np.int64)
     if len(ev):
         np.maximum.at(num_deals, ev[:, 0], ev[:, 1] + 1)

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from imperiale_agents.driver import Turn, drive
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
@@ -136,47 +137,74 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
     docstring says how).  ``infer``: an opponent model; then the searches are ``pimc:samples:infer``'s,
     on worlds weighed by the model's likelihood of the opponent's plays (:mod:`imperiale_agents.inference`).
     ``bar``: a progress bar advanced by one per game that ends."""
-    from imperiale_agents.heuristic import HeuristicAgent
-    from imperiale_agents.pimc import search_job, weighted_worlds
-    from imperiale_agents.view import decode
-
-    heuristic = HeuristicAgent(rules)
     bg = BatchGame(rules, games, single_deal=single_deal)
     bg.reset(int(rng.integers(2**63)))
-    rewards_of = np.zeros((games, rules.players), dtype=np.float32)
-    parts: list[tuple] = []  # per step: obs, mask, hidden, values, action, game, seat
-    while not bg.done.all():
-        live = np.flatnonzero(~bg.done)
-        obs = bg.observe()[live]
-        mask = bg.legal_action_mask()[live]
-        seat = bg.current_player[live].copy()
-        action = heuristic.act(obs, mask)
-        values = np.full((len(live), NUM_CARDS), np.nan, dtype=np.float32)
+    labeller = _Labeller(bg, rng, pool, samples, perfect, infer, bar)
+    drive(bg, labeller.choose, record=labeller.record, settle=labeller.settle)
+    if not labeller.parts:
+        return Labels.empty(perfect)
+    obs, mask, hidden, values, action, game, seat = (np.concatenate(x) for x in zip(*labeller.parts, strict=True))
+    ret = (labeller.rewards_of[game, seat] * reward_scale).astype(np.float32)
+    return Labels(obs, mask, hidden, values, action.astype(np.int64), ret)
+
+
+class _Labeller:
+    """The expert at the table of :func:`label_deals`: the heuristic declares, ``pimc`` searches the
+    cards with a choice; every decision with a choice is kept with the search's card values, and
+    each game's rewards when it ends."""
+
+    def __init__(self, bg: BatchGame, rng: np.random.Generator, pool: SearchPool, samples: int, perfect: bool,
+                 infer, bar):
+        from imperiale_agents.heuristic import HeuristicAgent
+
+        self.bg, self.rng, self.pool, self.samples, self.perfect, self.infer, self.bar = (
+            bg, rng, pool, samples, perfect, infer, bar)
+        self.heuristic = HeuristicAgent(bg.rules)
+        self.rewards_of = np.zeros((bg.n, bg.players), dtype=np.float32)
+        self.parts: list[tuple] = []  # per step: obs, mask, hidden, values, action, game, seat
+        self.values = np.zeros((0, NUM_CARDS), dtype=np.float32)  # the step's card values, live games
+
+    def choose(self, turn: Turn) -> np.ndarray:
+        """The heuristic's answers, and ``pimc``'s card where there is a card to choose (its values kept)."""
+        from imperiale_agents.pimc import search_job, weighted_worlds
+        from imperiale_agents.view import decode
+
+        rules, rng = self.bg.rules, self.rng
+        live = np.flatnonzero(turn.live)
+        obs, mask = turn.obs[live], turn.mask[live]
+        action = self.heuristic.act(obs, mask)
+        self.values = np.full((len(live), NUM_CARDS), np.nan, dtype=np.float32)
         v = decode(obs)
         cards = np.flatnonzero((v.phase == PLAY_PHASE) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
         seeds = rng.integers(0, 2**63, size=len(cards))
-        jobs = [search_job(obs[r : r + 1], mask[r], rules, samples, int(s), worlds=None if infer is None else
-                           weighted_worlds(rules, obs[r], decode(obs[r : r + 1]), int(s), samples, infer))
+        jobs = [search_job(obs[r : r + 1], mask[r], rules, self.samples, int(s), worlds=None if self.infer is None
+                           else weighted_worlds(rules, obs[r], decode(obs[r : r + 1]), int(s), self.samples,
+                                                self.infer))
                 for r, s in zip(cards, seeds, strict=True)]
-        for r, (card, mean) in zip(cards, pool.map(jobs), strict=True):
-            action[r], values[r] = card, mean
-        keep = np.flatnonzero(mask.sum(axis=1) > 1)
-        if len(keep):
-            hidden = (hidden_hands(bg, bg.current_player)[live[keep]] if perfect
-                      else np.zeros((len(keep), 0), np.float32))
-            parts.append((obs[keep], mask[keep], hidden, values[keep], action[keep], live[keep], seat[keep]))
-        full = np.zeros(games, dtype=np.int64)
+        for r, (card, mean) in zip(cards, self.pool.map(jobs), strict=True):
+            action[r], self.values[r] = card, mean
+        full = np.zeros(self.bg.n, dtype=np.int64)
         full[live] = action
-        rewards, terminated = bg.step(full)
+        return full
+
+    def record(self, turn: Turn, actions: np.ndarray) -> None:
+        """Keep the live decisions that had a choice (the other hands too, for the perfect critic)."""
+        live = np.flatnonzero(turn.live)
+        mask = turn.mask[live]
+        keep = np.flatnonzero(mask.sum(axis=1) > 1)
+        if not len(keep):
+            return
+        rows = live[keep]
+        hidden = (hidden_hands(self.bg, turn.seat)[rows] if self.perfect
+                  else np.zeros((len(keep), 0), np.float32))
+        self.parts.append((turn.obs[rows], mask[keep], hidden, self.values[keep], actions[rows], rows,
+                           turn.seat[rows]))
+
+    def settle(self, turn: Turn, rewards: np.ndarray, terminated: np.ndarray) -> None:
         ended = np.flatnonzero(terminated)
-        rewards_of[ended] = rewards[ended]
-        if bar is not None and len(ended):
-            bar.update(len(ended))
-    if not parts:
-        return Labels.empty(perfect)
-    obs, mask, hidden, values, action, game, seat = (np.concatenate(x) for x in zip(*parts, strict=True))
-    ret = (rewards_of[game, seat] * reward_scale).astype(np.float32)
-    return Labels(obs, mask, hidden, values, action.astype(np.int64), ret)
+        self.rewards_of[ended] = rewards[ended]
+        if self.bar is not None and len(ended):
+            self.bar.update(len(ended))
 
 
 def targets(labels: Labels, temperature: float) -> np.ndarray:

@@ -18,12 +18,14 @@ rollout is bootstrapped with the value of its own observation of the final state
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import torch
 
 from imperiale_agents.base import make_agent
+from imperiale_agents.driver import Turn, act_by, checked_actions, drive
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
@@ -141,6 +143,22 @@ class RolloutBatch:
         return len(self.actions)
 
 
+@dataclass
+class _Collection:
+    """What one :meth:`SelfPlayRollout.collect` carries from step to step: the policies, the
+    generator, the pool ids at its start, each seat's last open transition (flat index, -1 none)
+    and the learner's returns of the games that ended, by opponent kind."""
+
+    model: ActorCritic
+    pool: OpponentPool
+    rng: np.random.Generator
+    pool_ids: np.ndarray
+    last: np.ndarray  # (n, P)
+    vs_current: list[np.ndarray] = field(default_factory=list)
+    vs_pool: list[np.ndarray] = field(default_factory=list)
+    vs_fixed: list[np.ndarray] = field(default_factory=list)
+
+
 class SelfPlayRollout:
     """The batch of games, the seat assignment of every slot and the rollout buffers."""
 
@@ -228,67 +246,15 @@ class SelfPlayRollout:
     @torch.no_grad()
     def collect(self, model: ActorCritic, pool: OpponentPool, rng: np.random.Generator) -> tuple[RolloutBatch, dict]:
         cfg, bg, n, T, P = self.cfg, self.bg, self.n, self.T, self.P
-        ar = np.arange(n)
         dev = self.device
-        last = np.full((n, P), -1, dtype=np.int64)  # flat index of each seat's last open transition
         self.rewards[:] = 0
         self.dones[:] = False
         self.next_index[:] = -1
         self.bootstrap[:] = 0
-        pool_ids = pool.ids
-        ep_returns: list[np.ndarray] = []  # learner returns of ended games, by opponent kind
-        ep_vs_pool: list[np.ndarray] = []
-        ep_vs_fixed: list[np.ndarray] = []
-        for t in range(T):
-            obs = bg.observe(out=self.obs[t])
-            mask = bg.legal_action_mask()
-            self.masks[t] = mask
-            cur = bg.current_player.copy()
-            self.seats[t] = cur
-            hidden = hidden_hands(bg, cur, self.hidden[t]) if self.perfect else None
-            obs_t = torch.from_numpy(obs).to(dev)
-            mask_t = torch.from_numpy(mask).to(dev)
-            logits = model.logits(obs_t, mask_t)
-            self.values[t] = model.value(self._critic_input(obs, hidden)).cpu().numpy()
-            other = cur != self.learner_seat
-            by_pool = other & (self.opponent >= 0)
-            by_fixed = other & (self.opponent <= FIXED)
-            if by_pool.any():
-                for pid in np.unique(self.opponent[by_pool]):
-                    rows = np.flatnonzero(by_pool & (self.opponent == pid))
-                    rows_t = torch.from_numpy(rows).to(dev)
-                    logits[rows_t] = pool.net(int(pid))(obs_t[rows_t], mask_t[rows_t])
-            logits_np = logits.cpu().numpy()
-            a = sample_actions(logits_np, rng)
-            for k in np.unique(FIXED - self.opponent[by_fixed]):
-                rows = np.flatnonzero(by_fixed & (self.opponent == FIXED - k))
-                a[rows] = self.fixed[k].act(obs[rows], mask[rows], rng)
-            self.actions[t] = a
-            logp = torch.log_softmax(logits, dim=-1).gather(1, torch.from_numpy(a).to(dev)[:, None])[:, 0]
-            self.logprobs[t] = logp.cpu().numpy()
-            self.train[t] = ~(by_pool | by_fixed) if cfg.train_all_seats else ~other
-            # Link each seat's transitions into its own sequence.
-            j = t * n + ar
-            prev = last[ar, cur]
-            linked = prev >= 0
-            self.next_index[prev[linked]] = j[linked]
-            last[ar, cur] = j
-            rewards, terminated = bg.step(a)
-            ended = np.flatnonzero(terminated)
-            if len(ended):
-                r = rewards[ended] * cfg.reward_scale
-                lj = last[ended]  # (E, P)
-                has = lj >= 0
-                self.rewards[lj[has]] += r[has]
-                self.dones[lj[has]] = True
-                last[ended] = -1
-                learner_r = rewards[ended, self.learner_seat[ended]]
-                vs_pool = self.opponent[ended] >= 0
-                vs_fixed = self.opponent[ended] <= FIXED
-                ep_returns.append(learner_r[~vs_pool & ~vs_fixed])
-                ep_vs_pool.append(learner_r[vs_pool])
-                ep_vs_fixed.append(learner_r[vs_fixed])
-                self._assign(ended, rng, pool_ids)
+        run = _Collection(model, pool, rng, pool.ids, np.full((n, P), -1, dtype=np.int64))
+        drive(bg, partial(self._choose, run), record=partial(self._link, run), settle=partial(self._settle, run),
+              steps=T, obs_out=self.obs)
+        last = run.last
         # Bootstrap the open sequences with each seat's value of the final state.
         buf = np.empty((n, OBS_SIZE), dtype=OBS_DTYPE)
         for p in range(P):
@@ -316,9 +282,9 @@ class SelfPlayRollout:
             advantages=torch.from_numpy(adv[sel]).to(dev),
             returns=torch.from_numpy(returns[sel]).to(dev),
         )
-        rets = np.concatenate(ep_returns) if ep_returns else np.zeros(0)
-        pool_rets = np.concatenate(ep_vs_pool) if ep_vs_pool else np.zeros(0)
-        fixed_rets = np.concatenate(ep_vs_fixed) if ep_vs_fixed else np.zeros(0)
+        rets = np.concatenate(run.vs_current) if run.vs_current else np.zeros(0)
+        pool_rets = np.concatenate(run.vs_pool) if run.vs_pool else np.zeros(0)
+        fixed_rets = np.concatenate(run.vs_fixed) if run.vs_fixed else np.zeros(0)
         stats = {
             "rollout/episodes": float(len(rets) + len(pool_rets) + len(fixed_rets)),
             "rollout/train_fraction": float(len(sel) / (T * n)),
@@ -329,6 +295,66 @@ class SelfPlayRollout:
             "rollout/abs_return": float(np.abs(rets).mean()) if len(rets) else float("nan"),
         }
         return batch, stats
+
+    def _choose(self, run: _Collection, turn: Turn) -> np.ndarray:
+        """Step ``turn.index``: the values of the acting seats, and the actions of the current policy,
+        a pool snapshot or a fixed agent by who holds the seat, with the log-probability of each under
+        the logits of the policy that chose it (a fixed agent's transitions are never trained)."""
+        t, obs, mask, cur, dev = turn.index, turn.obs, turn.mask, turn.seat, self.device
+        hidden = hidden_hands(self.bg, cur, self.hidden[t]) if self.perfect else None
+        obs_t = torch.from_numpy(obs).to(dev)
+        mask_t = torch.from_numpy(mask).to(dev)
+        logits = run.model.logits(obs_t, mask_t)
+        self.values[t] = run.model.value(self._critic_input(obs, hidden)).cpu().numpy()
+        other = cur != self.learner_seat
+        by_pool = other & (self.opponent >= 0)
+        by_fixed = other & (self.opponent <= FIXED)
+        if by_pool.any():
+            for pid in np.unique(self.opponent[by_pool]):
+                rows = np.flatnonzero(by_pool & (self.opponent == pid))
+                rows_t = torch.from_numpy(rows).to(dev)
+                logits[rows_t] = run.pool.net(int(pid))(obs_t[rows_t], mask_t[rows_t])
+        a = sample_actions(logits.cpu().numpy(), run.rng)
+        act_by(np.where(by_fixed, FIXED - self.opponent, -1),
+               lambda k, rows: checked_actions(self.fixed[k].name, self.fixed[k].act(obs[rows], mask[rows], run.rng),
+                                               mask[rows], rows), a)
+        logp = torch.log_softmax(logits, dim=-1).gather(1, torch.from_numpy(a).to(dev)[:, None])[:, 0]
+        self.logprobs[t] = logp.cpu().numpy()
+        self.train[t] = ~(by_pool | by_fixed) if self.cfg.train_all_seats else ~other
+        return a
+
+    def _link(self, run: _Collection, turn: Turn, actions: np.ndarray) -> None:
+        """Keep the decision and link it into its seat's own sequence."""
+        t, n, cur = turn.index, self.n, turn.seat
+        self.masks[t] = turn.mask
+        self.seats[t] = cur
+        self.actions[t] = actions
+        ar = np.arange(n)
+        j = t * n + ar
+        prev = run.last[ar, cur]
+        linked = prev >= 0
+        self.next_index[prev[linked]] = j[linked]
+        run.last[ar, cur] = j
+
+    def _settle(self, run: _Collection, turn: Turn, rewards: np.ndarray, terminated: np.ndarray) -> None:
+        """Credit the ended games' rewards to each seat's last transition, count the learner's
+        returns by opponent kind, and seat the slots' next games."""
+        ended = np.flatnonzero(terminated)
+        if not len(ended):
+            return
+        r = rewards[ended] * self.cfg.reward_scale
+        lj = run.last[ended]  # (E, P)
+        has = lj >= 0
+        self.rewards[lj[has]] += r[has]
+        self.dones[lj[has]] = True
+        run.last[ended] = -1
+        learner_r = rewards[ended, self.learner_seat[ended]]
+        vs_pool = self.opponent[ended] >= 0
+        vs_fixed = self.opponent[ended] <= FIXED
+        run.vs_current.append(learner_r[~vs_pool & ~vs_fixed])
+        run.vs_pool.append(learner_r[vs_pool])
+        run.vs_fixed.append(learner_r[vs_fixed])
+        self._assign(ended, run.rng, run.pool_ids)
 
     def _gae(self, gamma: float, lam: float) -> np.ndarray:
         """Generalised advantage estimates over each seat's own sequence (flat ``T * n``)."""
