@@ -5,8 +5,10 @@
 
 Parameters: ``rules`` (a preset name, default ``academie``), every field of :class:`Rules` (left
 at its sentinel, -1 or an empty string, it keeps the preset's value; flags are ``true`` /
-``false``, rank lists comma-separated like ``K,Q,J,low``) and ``episode``: ``deal`` (one deal, the
-default, returns as the envs' ``episode="deal"``) or ``game`` (to the target, +1 to the winner).
+``false``, rank lists comma-separated like ``K,Q,J,low``), ``episode``: ``deal`` (one deal, the
+default, returns as the envs' ``episode="deal"``) or ``game`` (to the target, +1 to the winner), and
+the score the game starts from, ``imperiales`` and ``points`` (one whole number a seat, comma-separated;
+empty: all 0), as the envs' start score (a deal studied at the score it was played at).
 
 The reference engine plays the game; chance deals it: first the dealer, then the cards one at a
 time in dealing order (priority order, 12 each, then the turned card with two players; with three
@@ -29,6 +31,7 @@ import pyspiel
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import NUM_CARDS, card_code, deck, suit_of
 from imperiale_env.core.declarations import point_of
+from imperiale_env.core.events import POINTS_PER_IMPERIALE
 from imperiale_env.core.observation import OBS_SIZE, views
 from imperiale_env.core.rules import PRESET_NAMES, RANK_FIELDS, Rules, RulesError, make_rules
 from imperiale_env.envs.common import end_rewards
@@ -42,19 +45,22 @@ _DEAL_LENGTH = 100
 _GAME_DEALS = 400
 
 _FIELDS = {f.name: f for f in fields(Rules) if f.name != "preset"}
+_DEFAULT = Rules()  # the fields' types (built once: a Rules validates itself)
 
 
 def _sentinel(name: str) -> Any:
     """The parameter default meaning "the preset's value": -1 for counts, "" for the rest."""
-    return -1 if isinstance(getattr(Rules(), name), int) and not isinstance(getattr(Rules(), name), bool) else ""
+    value = getattr(_DEFAULT, name)
+    return -1 if isinstance(value, int) and not isinstance(value, bool) else ""
 
 
-PARAMETERS: dict[str, Any] = {"rules": "academie", "episode": "deal", **{n: _sentinel(n) for n in _FIELDS}}
+PARAMETERS: dict[str, Any] = {"rules": "academie", "episode": "deal", "imperiales": "", "points": "",
+                              **{n: _sentinel(n) for n in _FIELDS}}
 
 
 def _override(name: str, value: Any) -> Any:
     """A parameter's value as a rules field, refusing a flag that is not ``true`` or ``false``."""
-    if isinstance(getattr(Rules(), name), bool):
+    if isinstance(getattr(_DEFAULT, name), bool):
         if value not in ("true", "false"):
             raise RulesError(f"OpenSpiel parameter {name!r} is a flag: true or false (or empty), got {value!r}")
         return value == "true"
@@ -70,6 +76,31 @@ def rules_from_parameters(params: dict[str, Any]) -> Rules:
         raise RulesError(f"unknown rules preset {preset!r} for {SHORT_NAME} (allowed: {', '.join(PRESET_NAMES)})")
     given = {n: _override(n, v) for n, v in params.items() if n in _FIELDS and v != _sentinel(n)}
     return make_rules(preset, **given)
+
+
+def game_parameters(rules: Rules, **given: Any) -> dict[str, Any]:
+    """The parameters of the game of ``rules`` (its preset and every field, as
+    :func:`rules_from_parameters` reads them), with ``given`` ones (``episode``, ``imperiales``...)."""
+    params: dict[str, Any] = {"rules": rules.preset}
+    for name in _FIELDS:
+        value = getattr(rules, name)
+        params[name] = ("true" if value else "false") if isinstance(value, bool) else \
+            ",".join(value) if name in RANK_FIELDS else value
+    return {**params, **given}
+
+
+def start_score(params: dict[str, Any], rules: Rules) -> tuple[list[int], list[int]]:
+    """The ``imperiales`` and ``points`` parameters as the score the game starts from: one whole
+    number a seat, below the target and below 24 (a score the game can be at before a deal)."""
+    out = []
+    for name, top in (("imperiales", rules.target_imperiales), ("points", POINTS_PER_IMPERIALE)):
+        text = str(params.get(name, ""))
+        values = text.split(",") if text else ["0"] * rules.players
+        if len(values) != rules.players or not all(x.isascii() and x.isdigit() and int(x) < top for x in values):
+            raise ValueError(f"{SHORT_NAME}: {name} is {rules.players} whole numbers from 0 to {top - 1}, "
+                             f"comma-separated (one a seat), or empty for 0 each; got {text!r}")
+        out.append([int(x) for x in values])
+    return out[0], out[1]
 
 
 _GAME_TYPE = pyspiel.GameType(
@@ -99,6 +130,7 @@ class ImperialeGame(pyspiel.Game):
         self.episode = params["episode"]
         if self.episode not in EPISODES:
             raise ValueError(f"{SHORT_NAME}: episode must be one of {', '.join(EPISODES)}, got {self.episode!r}")
+        self.start_imperiales, self.start_points = start_score(params, self.rules)
         P = self.rules.players
         top = 1.0 if self.episode == "game" else 2.0 * (self.rules.target_imperiales + 1)
         info = pyspiel.GameInfo(num_distinct_actions=act.NUM_ACTIONS, max_chance_outcomes=NUM_CARDS,
@@ -132,6 +164,7 @@ class ImperialeState(pyspiel.State):
         super().__init__(game)
         self.rules = game.rules
         self.single_deal = game.episode == "deal"
+        self.start = {"imperiales": game.start_imperiales, "points": game.start_points}
         self.book = DealBook()
         self.engine: Game | None = None  # built once chance has chosen the first dealer
         self.dealing: list[int] = []
@@ -180,7 +213,7 @@ class ImperialeState(pyspiel.State):
     def _deal(self, outcome: int) -> None:
         """One chance outcome: the first dealer, or the next card of the deal."""
         if self.engine is None:
-            self.engine = Game(self.rules, dealer=outcome, deals=self.book, single_deal=self.single_deal)
+            self.engine = Game(self.rules, dealer=outcome, deals=self.book, single_deal=self.single_deal, **self.start)
             return
         self.dealing.append(outcome)
         if len(self.dealing) < _cards_dealt(self.rules.players):
@@ -380,7 +413,7 @@ def replay(game: ImperialeGame, actions: list[int]) -> ImperialeState:
     return state
 
 
-def _dealt_in_order(deal: Deal, hands: list[frozenset[int]], players: int) -> list[int]:
+def dealt_in_order(deal: Deal, hands: list[frozenset[int]], players: int) -> list[int]:
     """Chance outcomes that deal ``hands`` (the turned card last, as dealt)."""
     order: list[int] = []
     for p in priority_order(deal.dealer, players):
@@ -395,7 +428,7 @@ def replay_world(state: ImperialeState, observer: int, hands: list[frozenset[int
     chance = [i for i, a in enumerate(state.full_history()) if a.player == pyspiel.PlayerId.CHANCE]
     start = chance[-_cards_dealt(state.rules.players)]
     world = replay(state.get_game(), history[:start])
-    for card in _dealt_in_order(state.engine.state.deal, hands, state.rules.players):
+    for card in dealt_in_order(state.engine.state.deal, hands, state.rules.players):
         world.apply_action(card)
     want = state.seen[observer]
     while len(world.seen[observer]) < len(want) or world.current_player() != observer:

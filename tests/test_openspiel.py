@@ -164,11 +164,12 @@ def test_nfsp_trains_a_few_steps():
     assert all(len(a._reservoir_buffer) > 0 for a in agents)
 
 
-def test_the_ismcts_match_plays_duplicate_deals():
-    from imperiale_agents.ismcts import play_match
-
-    result = play_match(3, "random", 2, seed=9)
-    assert len(result.margins) == 2 and result.ismcts_decisions > 0
-    assert "ISMCTS won" in result.summary()
-    with pytest.raises(ValueError, match="at least 1 simulation"):
-        play_match(0, "random", 2, seed=9)
+def test_a_deal_starts_from_the_score_given_and_bad_scores_are_named():
+    game = pyspiel.load_game(ios.SHORT_NAME, {"rules": "foster", "imperiales": "3,1", "points": "20,0"})
+    state = _random_state(game, np.random.default_rng(4), 1)
+    assert state.engine.start_imperiales == [3, 1] and state.engine.start_points == [20, 0]
+    assert "imp=[3, 1] pts=[20, " in state.information_state_string(0)  # the dealer may have a turned honour
+    assert ios.rules_from_parameters(ios.game_parameters(game.rules)) == game.rules
+    for bad in ({"imperiales": "5,0"}, {"points": "24,0"}, {"points": "1"}, {"imperiales": "a,b"}):
+        with pytest.raises(ValueError, match="comma-separated"):
+            pyspiel.load_game(ios.SHORT_NAME, bad)
