@@ -124,8 +124,9 @@ def _pimc(arg, rules, spec, workers):
 
 
 def _ismcts(arg, rules, spec, workers):
-    if arg is not None and not (arg.isascii() and arg.isdigit() and 1 <= int(arg) <= MAX_SIMULATIONS):
-        raise AgentError(f"bad agent {spec!r}: ismcts:N takes N simulations a decision from 1 to {MAX_SIMULATIONS}, "
+    # OpenSpiel's ISMCTS spends its first simulation expanding the root: it needs two to choose.
+    if arg is not None and not (arg.isascii() and arg.isdigit() and 2 <= int(arg) <= MAX_SIMULATIONS):
+        raise AgentError(f"bad agent {spec!r}: ismcts:N takes N simulations a decision from 2 to {MAX_SIMULATIONS}, "
                          f"e.g. ismcts:100 (allowed agents: {AGENT_FORMS})")
     try:
         from imperiale_agents.ismcts import DEFAULT_SIMULATIONS, ISMCTSAgent
