@@ -9,7 +9,8 @@ mask.
 Input and output go through two functions, ``input_fn(prompt) -> str`` (raising
 :class:`EOFError` when the input ends) and ``print_fn(text)``, so that tests (and other front
 ends) can drive a whole game.  :func:`play_game` is the entry point; the pieces it uses are
-public too: :func:`play_rule` (why the legal cards are the legal ones) and :func:`parse_move`.
+public too: :func:`parse_move`.  Why the legal cards are the legal ones is the engine's clause
+(:meth:`Game.play_rule`) worded by :func:`imperiale_env.records.narrate.play_rule_text`.
 The table the human sees before each decision is :func:`imperiale_env.envs.render_text.table_text`, the
 score events in words :func:`imperiale_env.records.narrate.explain_events`, as everywhere else.
 
@@ -38,13 +39,11 @@ from imperiale_env.core.cards import (
     card_code,
     parse_card,
     rank_of,
-    suit_of,
 )
 from imperiale_env.core.inputs import InputError
 from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.moves import HIDE_WORDS, SHOW_WORDS, SINK_WORDS, normalise, point_word
 from imperiale_env.core.rules import Rules
-from imperiale_env.core.tricks import beats_one
 from imperiale_env.envs.render_text import score_line, table_text
 from imperiale_env.records.game_records import (
     DealFeed,
@@ -55,8 +54,14 @@ from imperiale_env.records.game_records import (
     record_from_game,
     save_records,
 )
-from imperiale_env.records.narrate import Words, cards_text, decision_note, explain_events, trick_text
-from imperiale_env.reference.game import Decision, Game, deal_cards, trick_winner_card
+from imperiale_env.records.narrate import (
+    Words,
+    decision_note,
+    explain_events,
+    play_rule_text,
+    trick_text,
+)
+from imperiale_env.reference.game import Decision, Game, deal_cards
 from imperiale_env.reference.observe import observe
 
 InputFn = Callable[[str], str]
@@ -80,47 +85,6 @@ def seat_names(players: int, human: int, bot: str | None = None) -> list[str]:
 
 
 # ---------------------------------------------------------------------- the rule that applies
-
-
-def play_rule(game: Game, p: int) -> str:
-    """Why ``p``'s legal cards are the legal ones now: follow suit, must beat, trump, overtrump."""
-    s = game.state
-    assert s is not None
-    rules = game.rules
-    trump = s.deal.trump
-    hand = s.hands[p]
-    tname = SUIT_NAMES[trump]
-    if not s.trick:
-        if rules.first_lead_trump and s.tricks_played == 0 and any(suit_of(c) == trump for c in hand):
-            return f"You lead the first trick and hold a trump: the first lead must be a trump ({tname})."
-        return "You lead: any card may be led."
-    led = suit_of(s.trick[0][1])
-    lname = SUIT_NAMES[led]
-    winning = trick_winner_card(s.trick, trump)
-    follow = [c for c in hand if suit_of(c) == led]
-    if follow:
-        if rules.must_beat and suit_of(winning) == led:
-            higher = [c for c in follow if beats_one(c, winning, trump)]
-            if higher:
-                return (f"You must follow suit ({lname}) and beat {card_code(winning)} if you can: "
-                        f"play a higher {lname[:-1]} ({cards_text(higher)}).")
-            return (f"You must follow suit ({lname}); none of your {lname} beats {card_code(winning)}, "
-                    f"so any {lname[:-1]} will do.")
-        if rules.must_beat and led != trump and suit_of(winning) == trump:
-            return f"You must follow suit ({lname}); the trick is trumped, so any {lname[:-1]} will do."
-        return f"You must follow suit ({lname})."
-    trumps = [c for c in hand if suit_of(c) == trump]
-    if trumps and rules.must_trump:
-        if rules.overtrump and suit_of(winning) == trump:
-            over = [c for c in trumps if beats_one(c, winning, trump)]
-            if over:
-                return (f"You have no {lname}: you must trump, and overtrump {card_code(winning)} "
-                        f"({cards_text(over)}).")
-            return f"You have no {lname} and cannot overtrump {card_code(winning)}: any card may be played."
-        return f"You have no {lname}: you must trump ({tname}: {cards_text(trumps)})."
-    if trumps:
-        return f"You have no {lname}: any card may be played."
-    return f"You have no {lname} and no trumps: any card may be played."
 
 
 def point_rule(rules: Rules) -> str:
@@ -151,7 +115,7 @@ def help_text(game: Game, human: int) -> str:
     ]
     if d is not None and d.player == human:
         if d.kind == "play":
-            lines.append("Now: " + play_rule(game, human))
+            lines.append("Now: " + play_rule_text(game, human))
         elif d.kind == "point":
             lines.append("Now: " + point_rule(game.rules))
         else:
@@ -215,7 +179,7 @@ def parse_move(text: str, game: Game, human: int) -> Parsed:
     if c not in game.state.hands[human]:
         return Parsed(error=f"You do not hold {card_code(c)}. {_hint(d, '')}".strip())
     if c not in legal:
-        return Parsed(error=f"You may not play {card_code(c)} now. {play_rule(game, human)}")
+        return Parsed(error=f"You may not play {card_code(c)} now. {play_rule_text(game, human)}")
     return Parsed(action=c)
 
 

@@ -9,13 +9,13 @@ import json
 import pytest
 
 from imperiale_cli.cli import main
-from imperiale_cli.play import PlayError, parse_move, play_game, play_rule, seat_names
+from imperiale_cli.play import PlayError, parse_move, play_game, seat_names
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import parse_card
 from imperiale_env.core.rules import make_rules
 from imperiale_env.envs.render_text import score_line, table_text
 from imperiale_env.records.game_records import game_from_record, load_records, replay_record
-from imperiale_env.records.narrate import explain_events, question_text
+from imperiale_env.records.narrate import explain_events, play_rule_text, question_text
 from imperiale_env.reference.game import Deal, Game, Question
 
 #: Wrong inputs mixed in before the move that is taken ("1": the first legal move).
@@ -265,7 +265,7 @@ def worked_example_game() -> Game:
 def test_must_beat_rule_and_card_input():
     game = worked_example_game()
     assert game.decision.player == 1 and game.legal_actions() == [parse_card("KH")]
-    rule = play_rule(game, 1)
+    rule = play_rule_text(game, 1)
     assert "follow suit (hearts)" in rule and "beat JH" in rule and "KH" in rule
     assert parse_move("kh", game, 1).action == parse_card("KH")
     assert parse_move("  KH ", game, 1).action == parse_card("KH")

@@ -6,7 +6,8 @@ impériales it makes, the points it wipes and the end of the game.  The human pl
 spoken to in the second person (``You win the point``), the others in the third.  The
 terminal game, the web table, the environments' table (:mod:`imperiale_env.envs.render_text`) and the
 human agent all tell events through it; :func:`trick_text` and :func:`decision_note` tell a
-trick and a declaration as the terminal game and ``imperiale replay`` print them.
+trick and a declaration as the terminal game and ``imperiale replay`` print them, and
+:func:`play_rule_text` the rule that makes a player's cards the legal ones.
 """
 
 from __future__ import annotations
@@ -221,3 +222,38 @@ def decision_note(game: Game, d: Decision, action: int, words: Words, rules: Rul
     if not s.trick:
         return f"{words.verb(p, 'lead')} {card_code(action)}."
     return None
+
+
+def play_rule_text(game: Game, p: int) -> str:
+    """Why ``p``'s legal cards are the legal ones now (follow suit, must beat, trump, overtrump),
+    told to ``p``.  The engine decides: :meth:`Game.play_rule` names the clause of the rules that
+    applies and the cards it allows, and this only words them."""
+    s = game.state
+    assert s is not None
+    clause, cards = game.play_rule(p)
+    trump = s.deal.trump
+    tname = SUIT_NAMES[trump]
+    if clause == "lead_trump":
+        return f"You lead the first trick and hold a trump: the first lead must be a trump ({tname})."
+    if clause == "lead":
+        return "You lead: any card may be led."
+    lname = SUIT_NAMES[suit_of(s.trick[0][1])]
+    winning = card_code(trick_winner_card(s.trick, trump))
+    if clause == "beat":
+        return (f"You must follow suit ({lname}) and beat {winning} if you can: "
+                f"play a higher {lname[:-1]} ({cards_text(cards)}).")
+    if clause == "follow_cannot_beat":
+        return f"You must follow suit ({lname}); none of your {lname} beats {winning}, so any {lname[:-1]} will do."
+    if clause == "follow":  # under must_beat, a card of the suit led need not beat only a trumped trick
+        if game.rules.must_beat:
+            return f"You must follow suit ({lname}); the trick is trumped, so any {lname[:-1]} will do."
+        return f"You must follow suit ({lname})."
+    if clause == "overtrump":
+        return f"You have no {lname}: you must trump, and overtrump {winning} ({cards_text(cards)})."
+    if clause == "cannot_overtrump":
+        return f"You have no {lname} and cannot overtrump {winning}: any card may be played."
+    if clause == "trump":
+        return f"You have no {lname}: you must trump ({tname}: {cards_text(cards)})."
+    if any(suit_of(c) == trump for c in s.hands[p]):
+        return f"You have no {lname}: any card may be played."
+    return f"You have no {lname} and no trumps: any card may be played."

@@ -587,6 +587,15 @@ class Game:
 
     def legal_plays(self, p: int) -> list[int]:
         """The cards ``p`` may play to the current trick (section 4 step 5)."""
+        return self.play_rule(p)[1]
+
+    def play_rule(self, p: int) -> tuple[str, list[int]]:
+        """The clause of section 4 step 5 that decides ``p``'s cards now, and the cards it allows:
+        ``lead``, ``lead_trump`` (the first lead must be a trump), ``beat`` (follow with a higher
+        card), ``follow_cannot_beat``, ``follow``, ``overtrump``, ``cannot_overtrump``, ``trump``
+        or ``discard`` (no card of the suit led, any card).  The clause is named here, where it
+        applies, so that the terminal's explanation (:func:`imperiale_env.records.narrate.play_rule_text`)
+        never decides legality again."""
         s = self.state
         assert s is not None
         hand = s.hands[p]
@@ -595,8 +604,8 @@ class Game:
             if self.rules.first_lead_trump and s.tricks_played == 0:
                 trumps = [c for c in hand if suit_of(c) == trump]
                 if trumps:
-                    return sorted(trumps)
-            return sorted(hand)
+                    return "lead_trump", sorted(trumps)
+            return "lead", sorted(hand)
         led = suit_of(s.trick[0][1])
         winning = trick_winner_card(s.trick, trump)
         follow = [c for c in hand if suit_of(c) == led]
@@ -604,15 +613,16 @@ class Game:
             if self.rules.must_beat and suit_of(winning) == led:
                 higher = [c for c in follow if TRICK_STRENGTH[rank_of(c)] > TRICK_STRENGTH[rank_of(winning)]]
                 if higher:
-                    return sorted(higher)
-            return sorted(follow)
+                    return "beat", sorted(higher)
+                return "follow_cannot_beat", sorted(follow)
+            return "follow", sorted(follow)
         trumps = [c for c in hand if suit_of(c) == trump]
         if trumps and self.rules.must_trump:
             if self.rules.overtrump and suit_of(winning) == trump:
                 over = [c for c in trumps if TRICK_STRENGTH[rank_of(c)] > TRICK_STRENGTH[rank_of(winning)]]
-                return sorted(over) if over else sorted(hand)
-            return sorted(trumps)
-        return sorted(hand)
+                return ("overtrump", sorted(over)) if over else ("cannot_overtrump", sorted(hand))
+            return "trump", sorted(trumps)
+        return "discard", sorted(hand)
 
     def _play_card(self, p: int) -> Generator[Decision, int, None]:
         s = self.state
