@@ -45,6 +45,8 @@ from imperiale_env.reference.game import Deal
 from imperiale_env.reference.observe import observe
 
 DEFAULT_SIMULATIONS = 100
+#: OpenSpiel's ISMCTS spends its first simulation expanding the root, and fails with one alone.
+MIN_SIMULATIONS = 2
 #: Exploration constant of the UCT child selection (returns are a few impériales wide).
 UCT_C = 2.0
 #: Worlds tried before the rebuild gives up.  A pimc world nearly always replays, but its score
@@ -64,8 +66,8 @@ class RebuildError(RuntimeError):
 def make_bot(game, simulations: int, seed: int) -> ismcts.ISMCTSBot:
     """OpenSpiel's Python ISMCTS bot with random rollouts, every draw from ``seed``: its own
     sampler feeds the resampler (OpenSpiel's default sampler is seeded from the system's entropy)."""
-    if simulations < 1:
-        raise ValueError(f"ISMCTS needs at least 1 simulation a decision, got {simulations}")
+    if simulations < MIN_SIMULATIONS:
+        raise ValueError(f"ISMCTS needs at least {MIN_SIMULATIONS} simulations a decision, got {simulations}")
     evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed % 2**32))
     bot = ismcts.ISMCTSBot(game, evaluator, UCT_C, simulations, random_state=np.random.RandomState(seed % 2**32))
     bot.set_resampler(lambda state, player: state.resample_from_infostate(player, bot.random_number))
@@ -201,8 +203,8 @@ class ISMCTSAgent:
 
     def __init__(self, rules: Rules | str | dict | None = None, simulations: int = DEFAULT_SIMULATIONS,
                  workers: int = 1):
-        if int(simulations) < 1:
-            raise ValueError(f"ISMCTS needs at least 1 simulation a decision, got {simulations}")
+        if int(simulations) < MIN_SIMULATIONS:
+            raise ValueError(f"ISMCTS needs at least {MIN_SIMULATIONS} simulations a decision, got {simulations}")
         self.rules = resolve_rules(rules)
         self.simulations = int(simulations)
         self.workers = int(workers)
