@@ -11,11 +11,16 @@ turned with two players, shown and not played) has none; a seat that is proven n
 card (``not_held``, ``voids``) is not one of its places.  The model's probabilities are spread
 over the allowed places only.
 
+The network does not start from nothing: its logits are added to the log of the sampler's own
+marginal (:func:`imperiale_agents.pimc.sampler_marginal`: the hand sizes, everything proven, the
+declared point), so it learns only what the order of play adds (its last layer starts at zero:
+the untrained belief is the sampler).
+
 ``pimc:N:belief`` draws its worlds from the exact sampler of :mod:`imperiale_agents.pimc` (every
-world agrees with every known fact) and resamples them by the belief: a world's weight is the
-product, over the unseen cards, of the probability of the place it gives the card
-(:func:`world_log_weights`; :func:`imperiale_agents.pimc.belief_worlds`).  A world the sampler could
-not draw is never kept: the belief only chooses among the sampler's worlds.
+world agrees with every known fact) and resamples them by the network's correction: a world's
+weight is the product, over the unseen cards, of ``exp(logit)`` of the place it gives the card
+(:meth:`BeliefNet.worlds`, :func:`world_log_weights`).  A world the sampler could not draw is never
+kept: the belief only chooses among the sampler's worlds.
 
 The file (``agents/champions/PRESET-belief.npz``) is a numpy archive read with
 ``allow_pickle=False``: ``layer{i}.weight`` ``(out, in)`` and ``layer{i}.bias`` float32, and
@@ -34,10 +39,13 @@ from typing import Any
 
 import numpy as np
 
+from imperiale_agents.inference import resample
+from imperiale_agents.pimc import sample_worlds, sampler_marginal
 from imperiale_agents.policy_net import ACTIVATIONS
 from imperiale_agents.view import CARD_SUIT, View, deck_mask
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import FEATURES, OBS_SIZE, OBS_VERSION
+from imperiale_env.core.rules import Rules
 
 FORMAT = "imperiale-belief"
 VERSION = 1
@@ -81,22 +89,40 @@ class BeliefNet:
     activation: str
     meta: dict[str, Any]
 
-    def probabilities(self, obs: np.ndarray, v: View) -> np.ndarray:
-        """``(B, 36, 3)`` float64: each card's probability of each place, over the allowed places
-        (:func:`possible`; all zero for a card the observer knows)."""
+    def correction(self, obs: np.ndarray) -> np.ndarray:
+        """``(B, 36, 3)`` float64: the network's logits, what the play adds to the sampler's marginal."""
         x = FEATURES.expand(np.asarray(obs).reshape(-1, OBS_SIZE))
         last = len(self.layers) - 1
         for i, (weight, bias) in enumerate(self.layers):
             x = x @ weight.T + bias
             if i < last:
                 x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
-        logits = x.reshape(-1, NUM_CARDS, len(PLACES)).astype(np.float64)
+        return x.reshape(-1, NUM_CARDS, len(PLACES)).astype(np.float64)
+
+    def probabilities(self, obs: np.ndarray, v: View) -> np.ndarray:
+        """``(B, 36, 3)`` float64: each card's probability of each place, over the allowed places
+        (:func:`possible`; all zero for a card the observer knows): the softmax of the network's
+        logits added to the log of the sampler's marginal (:func:`imperiale_agents.pimc.sampler_marginal`)."""
         allowed = possible(v)
+        with np.errstate(divide="ignore"):
+            logits = self.correction(obs) + np.log(sampler_marginal(v))
         logits = np.where(allowed, logits, -np.inf)
         top = np.max(logits, axis=-1, keepdims=True)
         e = np.where(allowed, np.exp(logits - np.where(np.isfinite(top), top, 0.0)), 0.0)
         total = e.sum(axis=-1, keepdims=True)
         return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+    def worlds(self, rules: Rules, obs: np.ndarray, v: View, seed: int, samples: int,
+               candidates: int = CANDIDATES_PER_SAMPLE) -> np.ndarray:
+        """``samples`` worlds for the observation row ``obs`` (``v``: its view, one row): drawn from
+        ``candidates * samples`` worlds of pimc's exact sampler by the weight the network's
+        correction gives each (:func:`world_log_weights`).  The sampler's worlds follow its own
+        marginal already, so only the correction weighs them: the resampled worlds then follow the
+        belief's probabilities, and each is a world the sampler drew."""
+        rng = np.random.default_rng(seed)
+        pool = sample_worlds(obs, rules, candidates * samples, rng)
+        log_w = world_log_weights(pool, self.correction(obs)[0], possible(v)[0], rules.players)
+        return pool[resample(log_w, samples, rng)]
 
 
 def world_places(worlds: np.ndarray, players: int) -> np.ndarray:
@@ -109,14 +135,14 @@ def world_places(worlds: np.ndarray, players: int) -> np.ndarray:
     return place
 
 
-def world_log_weights(worlds: np.ndarray, probs: np.ndarray, allowed: np.ndarray, players: int) -> np.ndarray:
-    """``(n,)``: the log of the belief's probability of each world, the product over the cards
-    with a choice of place (``allowed`` of one row ``(36, 3)``, ``probs`` its probabilities)."""
+def world_log_weights(worlds: np.ndarray, logits: np.ndarray, allowed: np.ndarray, players: int) -> np.ndarray:
+    """``(n,)``: the sum, over the cards with a choice of place (``allowed`` of one row ``(36, 3)``),
+    of ``logits`` ``(36, 3)`` at the place each world ``(n, 3, 36)`` gives the card: up to a constant,
+    the log of the product of ``softmax(logits)`` over the cards."""
     uncertain = allowed.sum(axis=-1) > 1
     place = world_places(worlds, players)
-    p = probs[np.arange(NUM_CARDS)[None, :], place]  # (n, 36)
-    with np.errstate(divide="ignore"):
-        return np.where(uncertain[None, :], np.log(p), 0.0).sum(axis=1)
+    picked = logits[np.arange(NUM_CARDS)[None, :], place]  # (n, 36)
+    return np.where(uncertain[None, :], picked, 0.0).sum(axis=1)
 
 
 # --- files -------------------------------------------------------------------------------------

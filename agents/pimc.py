@@ -42,16 +42,15 @@ uniform among the consistent ones: :func:`weighted_worlds` draws several times m
 hand (:mod:`imperiale_agents.inference`).
 
 With a belief model (``belief``, spec ``pimc:N:belief``) the worlds are drawn the same way and
-resampled by the product of the belief's probabilities of each card's place
-(:func:`belief_worlds`, :mod:`imperiale_agents.belief`): still only worlds that agree with every
-known fact, more often the ones the order of play makes likely.
+resampled by what the belief learnt from the order of play (:mod:`imperiale_agents.belief`): still
+only worlds that agree with every known fact, more often the ones the play makes likely.
+:func:`sampler_marginal` is the sampler's probability of each card's place, the belief's prior.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from imperiale_agents import belief as beliefs
 from imperiale_agents import declaration_search, inference
 from imperiale_agents.compiled_solver import CompiledSolver
 from imperiale_agents.heuristic import HeuristicAgent, play_scores
@@ -225,6 +224,54 @@ def _point_options(check, played, forced, eligible, need):
     return out
 
 
+def sampler_marginal(v: View) -> np.ndarray:
+    """``(B, 36, 3)`` float64: the probability the sampler (:func:`sample_worlds`) puts each card in
+    each place (relative seat 1, seat 2, the talon), computed, not sampled.
+
+    Two players: every card the opponent may hold and does not surely hold is in his hand with
+    probability (cards of his hand still to draw) / (cards he may hold), or, when he declared a point
+    he did not show, the mixture over the ways to hold it (:func:`_point_options`: the sampler's own
+    draw).  Three players (where the sampler rejects draws): the same count for seat 1 among the cards
+    both opponents may hold, the declared points left out; an approximation there."""
+    out = np.zeros((v.n, NUM_CARDS, 3))
+    for r in range(v.n):
+        out[r] = _marginal_row(_rows(v, [r]))
+    return out
+
+
+def _marginal_row(v: View) -> np.ndarray:
+    P = int(v.players[0])
+    played, revealed, hand = v.played[0], v.revealed[0], v.hand[0]
+    known = revealed & ~played
+    known[0] = False
+    pool = deck_mask(v.players)[0] & ~(hand | played.any(axis=0) | known.any(axis=0) | (v.turned[0] & (P == 2)))
+    allowed = [pool & ~v.voids[0, s][CARD_SUIT] & ~v.not_held[0, s] for s in (1, 2)]
+    other = allowed[1] if P == 3 else pool  # the place sharing cards with seat 1
+    out = np.zeros((NUM_CARDS, 3))
+    second = 1 if P == 3 else 2
+    only = allowed[0] & ~other
+    shared = allowed[0] & other
+    need = int(12 - played[1].sum() - known[1].sum() - only.sum())
+    p1 = np.zeros(NUM_CARDS)
+    p1[only] = 1.0
+    options = None
+    if P == 2 and v.declared[0, 1]:
+        options = _point_options((int(v.point_count[0, 1]), int(v.point_value[0, 1])), played[1], known[1] | only,
+                                 shared, need)
+    if options:
+        w = _weights(options)
+        for weight, (_, t, rest, more) in zip(w, options, strict=True):
+            p1[t] += weight
+            if len(rest):
+                p1[rest] += weight * more / len(rest)
+    elif shared.any():
+        p1[shared] = min(max(need / shared.sum(), 0.0), 1.0)
+    p1 = np.clip(p1, 0.0, 1.0)  # sums of the option weights may pass 1 by a rounding
+    out[:, 0] = np.where(allowed[0], p1, 0.0)
+    out[:, second] = np.where(other, 1.0 - p1, 0.0)
+    return out
+
+
 def position(v: View, row: int, rules: Rules):
     """The solver's position from the observation: (leader, trick cards in play order, tricks, played)."""
     P = rules.players
@@ -282,19 +329,6 @@ def weighted_worlds(rules: Rules, obs: np.ndarray, v: View, seed: int, samples: 
     return pool[inference.resample(log_w, samples, rng)]
 
 
-def belief_worlds(rules: Rules, obs: np.ndarray, v: View, seed: int, samples: int, net: beliefs.BeliefNet,
-                  candidates: int = beliefs.CANDIDATES_PER_SAMPLE) -> np.ndarray:
-    """``samples`` worlds for the observation row ``obs`` (``v``: its decoded view, one row), drawn
-    from ``candidates * samples`` consistent ones (the exact sampler) with probability proportional
-    to the belief ``net``'s probability of the places each world gives the unseen cards
-    (:func:`imperiale_agents.belief.world_log_weights`)."""
-    rng = np.random.default_rng(seed)
-    pool = _sample(v, rules, candidates * samples, rng)
-    probs = net.probabilities(obs, v)[0]
-    log_w = beliefs.world_log_weights(pool, probs, beliefs.possible(v)[0], rules.players)
-    return pool[inference.resample(log_w, samples, rng)]
-
-
 def search_row(args) -> tuple[int, np.ndarray]:
     """One searched decision: ``(view row, legal cards, the heuristic's scores of the cards, rules,
     samples, seed, solver, threads, worlds)`` -> the card, and the mean value of every card over the
@@ -344,9 +378,9 @@ class PIMCAgent:
     those weights, each play's probability mixed with ``uniform_share`` of a uniform choice
     (:mod:`imperiale_agents.inference`; spec ``pimc:N:infer``, the champion as the model).
 
-    ``belief``: a belief model (:class:`imperiale_agents.belief.BeliefNet`).  Then each decision draws
-    ``candidates * samples`` consistent worlds and solves ``samples`` of them drawn by the belief's
-    probability of each (:func:`belief_worlds`; spec ``pimc:N:belief``, the preset's shipped belief).
+    ``belief``: a belief model (:class:`imperiale_agents.belief.BeliefNet`: its ``worlds(rules, obs, view,
+    seed, samples)`` draws the worlds to solve from this module's sampler; spec ``pimc:N:belief``, the
+    preset's shipped belief).
     """
 
     def __init__(self, rules: Rules | str | dict | None = None, samples: int = DEFAULT_SAMPLES, workers: int = 1,
@@ -431,7 +465,7 @@ class PIMCAgent:
                 worlds = weighted_worlds(self.rules, obs[r], row, int(s), self.samples, self.infer,
                                          self.candidates, self.uniform_share)
             elif self.belief is not None:
-                worlds = belief_worlds(self.rules, obs[r], row, int(s), self.samples, self.belief)
+                worlds = self.belief.worlds(self.rules, obs[r], row, int(s), self.samples)
             elif self.knowledge != "all":  # drawn here with the job's seed, as search_row would
                 worlds = _sample(row, self.rules, self.samples, np.random.default_rng(int(s)), knowledge=self.knowledge)
             else:
@@ -449,5 +483,5 @@ class PIMCAgent:
         return out
 
 
-__all__ = ["DECLARATIONS", "DEFAULT_SAMPLES", "KNOWLEDGE", "SOLVERS", "PIMCAgent", "belief_worlds", "position",
+__all__ = ["DECLARATIONS", "DEFAULT_SAMPLES", "KNOWLEDGE", "SOLVERS", "PIMCAgent", "position", "sampler_marginal",
            "sample_worlds", "search_job", "search_row", "solve_row", "weighted_worlds", "world_values"]

@@ -16,11 +16,13 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from imperiale_agents.belief import OUTPUTS, BeliefNet
 from imperiale_agents.pimc import sample_worlds
 from imperiale_agents.view import POINT_VALUE, View, decode
 from imperiale_cli.devtools.rule_variants import rule_variants
 from imperiale_env import Game
 from imperiale_env.core.cards import NUM_CARDS
+from imperiale_env.core.observation import FEATURES
 from imperiale_env.reference.observe import observe
 
 VARIANTS = [rules for _, rules in rule_variants()]
@@ -75,3 +77,24 @@ def test_sampled_worlds_agree_with_everything_known(rules, seed, stop, rng):
     worlds = sample_worlds(obs, rules, 8, np.random.default_rng(seed))
     for w in worlds:
         _check(v, w, P)
+
+
+def _random_belief(seed: int) -> BeliefNet:
+    """A belief network of random weights: its worlds lean hard one way or another."""
+    rng = np.random.default_rng(seed)
+    return BeliefNet(((rng.normal(0, 0.3, (8, FEATURES.size)).astype(np.float32), np.zeros(8, np.float32)),
+                      (rng.normal(0, 2.0, (OUTPUTS, 8)).astype(np.float32), np.zeros(OUTPUTS, np.float32))),
+                     "relu", {})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(VARIANTS), st.integers(0, 2**63 - 1), st.floats(0.0, 0.95), st.randoms(use_true_random=False))
+def test_belief_resampled_worlds_agree_with_everything_known(rules, seed, stop, rng):
+    """pimc:N:belief: the worlds a belief picks are still the sampler's, every fact kept."""
+    game = _position(rules, seed, stop, rng)
+    if game is None:
+        return
+    obs = observe(game, game.current_player)[None]
+    v = decode(obs)
+    for w in _random_belief(seed % 1000).worlds(rules, obs[0], v, seed, 8):
+        _check(v, w, rules.players)

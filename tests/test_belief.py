@@ -1,0 +1,236 @@
+"""The belief model (agents/belief.py, train/belief.py) and the search that samples from it.
+
+Training on a few deals lowers the loss; the file round-trips (numpy gives torch's
+probabilities); probabilities are zero outside the places the observation allows; the worlds
+of ``pimc:N:belief`` come from the exact sampler and lean to the places the belief favours; the
+spec plays legal deals through eval; bad files and bad arguments are clear errors.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from imperiale_agents.belief import (
+    OUTPUTS,
+    BeliefFileError,
+    belief_archive_bytes,
+    possible,
+    read_belief,
+    shipped_belief_path,
+    world_log_weights,
+    world_places,
+)
+from imperiale_agents.pimc import _sample, sampler_marginal
+from imperiale_agents.registry import AgentError, make_agent
+from imperiale_agents.view import decode
+from imperiale_env.core.cards import NUM_CARDS
+from imperiale_env.core.observation import FEATURES
+from imperiale_env.core.rules import make_rules
+
+torch = pytest.importorskip("torch")
+from imperiale_train import belief as tb  # noqa: E402  (needs torch)
+
+RULES = make_rules("academie")
+
+
+@pytest.fixture(scope="module")
+def decisions():
+    return tb.play_deals(RULES, 24, make_agent("heuristic", RULES), seed=3)
+
+
+def _random_file(tmp_path, seed=0, scale=0.2, hidden=16, **meta_changes):
+    rng = np.random.default_rng(seed)
+    layers = [(rng.normal(0, scale, (hidden, FEATURES.size)), rng.normal(0, scale, hidden)),
+              (rng.normal(0, 3 * scale, (OUTPUTS, hidden)), rng.normal(0, scale, OUTPUTS))]
+    path = tmp_path / "b.npz"
+    path.write_bytes(belief_archive_bytes(layers, "relu", RULES.to_dict(), {"test": True}))
+    if meta_changes:
+        _rewrite_meta(path, **meta_changes)
+    return path
+
+
+def _rewrite_meta(path, **changes):
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(arrays["metadata"].tobytes())
+    meta.update(changes)
+    arrays["metadata"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    path.write_bytes(buffer.getvalue())
+
+
+def test_the_true_place_is_always_allowed_and_labels_are_the_hidden_hands(decisions):
+    assert len(decisions) > 200
+    uncertain = decisions.allowed.sum(axis=-1) > 1
+    true = np.take_along_axis(decisions.allowed, decisions.place[..., None].astype(np.int64), axis=-1)[..., 0]
+    assert true[uncertain].all()
+    v = decode(decisions.obs)
+    # The seat to play never has its own or a played card in another place.
+    assert not (decisions.allowed.any(axis=-1) & (v.hand | v.played.any(axis=1))).any()
+    # Two players: the opponent holds as many cards as his hand size, the rest unseen is the talon.
+    held = (decisions.place == 0) & ~v.hand & ~v.played.any(axis=1) & ~v.turned
+    assert (held.sum(axis=1) == 12 - v.played[:, 1].sum(axis=1)).all()
+
+
+def test_training_lowers_the_loss(decisions):
+    split = decisions.deal < 18
+    train, held = decisions.take(np.flatnonzero(split)), decisions.take(np.flatnonzero(~split))
+    prior = tb.evaluate(tb.BeliefModel((16,)), train)  # the untrained model is the hand-size prior
+    model, history = tb.train_model(train, held, hidden=(16,), epochs=3, batch=256, lr=5e-3, seed=0)
+    assert [h["epoch"] for h in history] == [0, 1, 2, 3]
+    assert np.isfinite([h["held_out"] for h in history]).all()
+    assert history[-1]["train"] < history[1]["train"]
+    # The weights returned are those of the best held-out pass (epoch 0: the prior itself).
+    assert tb.evaluate(model, held) == pytest.approx(min(h["held_out"] for h in history), rel=1e-5)
+    # Chosen on the training deals themselves, the optimiser's gain over the prior shows.
+    fitted, _ = tb.train_model(train, train, hidden=(16,), epochs=3, batch=256, lr=5e-3, seed=0)
+    assert tb.evaluate(fitted, train) < prior - 0.01
+
+
+def test_file_round_trips_with_torch_probabilities(tmp_path, decisions):
+    model = tb.BeliefModel((24, 12))
+    torch.nn.init.normal_(model.mlp[-1].weight, std=0.3)  # away from the prior
+    path = tmp_path / "belief.npz"
+    path.write_bytes(tb.export_bytes(model, RULES, {"seed": 1}))
+    net = read_belief(path)
+    assert net.meta["provenance"] == {"seed": 1} and net.meta["rules"]["preset"] == "academie"
+    rows = np.arange(0, len(decisions), 7)
+    obs = decisions.obs[rows]
+    numpy_p = net.probabilities(obs, decode(obs))
+    with torch.no_grad():
+        logits = model(torch.from_numpy(obs), torch.from_numpy(decisions.log_prior[rows]))
+        logits = logits.masked_fill(~torch.from_numpy(decisions.allowed[rows]), float("-inf"))
+        torch_p = torch.softmax(logits, dim=-1).nan_to_num(0.0).numpy()
+    assert np.allclose(numpy_p, torch_p, atol=1e-5)
+
+
+def test_probabilities_are_zero_outside_possible_and_sum_to_one(tmp_path, decisions):
+    net = read_belief(_random_file(tmp_path))
+    v = decode(decisions.obs)
+    p = net.probabilities(decisions.obs, v)
+    allowed = possible(v)
+    assert (p[~allowed] == 0).all()
+    some = allowed.any(axis=-1)
+    assert np.allclose(p.sum(axis=-1)[some], 1.0) and (p.sum(axis=-1)[~some] == 0).all()
+    # The sampler's marginal is the prior: a place it rules out (a declared point) stays at 0.
+    prior = sampler_marginal(v)
+    assert (p[prior > 0] > 0).all() and (p[prior == 0] == 0).all()
+
+
+def test_belief_worlds_are_the_samplers_and_follow_the_belief(tmp_path, decisions):
+    net = read_belief(_random_file(tmp_path, scale=0.6))
+    v_all = decode(decisions.obs)
+    row = int(np.flatnonzero((v_all.phase == 2) & (v_all.tricks_played == 3))[0])
+    obs = decisions.obs[row]
+    v = decode(obs[None])
+    worlds = net.worlds(RULES, obs, v, seed=5, samples=400)
+    pool = _sample(v, RULES, 3200, np.random.default_rng(5))
+    # Every world is one the exact sampler drew (so it keeps every known fact).
+    assert {w.tobytes() for w in worlds} <= {w.tobytes() for w in pool}
+    # The resampled worlds are likelier under the belief's correction than the sampler's own.
+    allowed, logits = possible(v)[0], net.correction(obs)[0]
+    kept, drawn = world_log_weights(worlds, logits, allowed, 2), world_log_weights(pool, logits, allowed, 2)
+    assert kept.mean() > drawn.mean() + 0.5
+    # Same seed, same worlds.
+    assert np.array_equal(worlds, net.worlds(RULES, obs, v, seed=5, samples=400))
+
+
+def test_sampler_marginal_is_what_the_sampler_draws(decisions):
+    v = decode(decisions.obs)
+    rows = np.flatnonzero(v.phase == 2)[::50][:8]
+    d = decisions.take(rows)
+    assert decode(d.obs).declared[:, 1].sum() >= 4  # declared points (drawn through their options) included
+    marginal = sampler_marginal(decode(d.obs))
+    sampled = tb.uniform_marginals(RULES, d, 4000, seed=1)
+    shared = d.allowed.sum(axis=-1) > 1
+    assert shared.sum() > 50
+    assert np.abs(marginal - sampled)[shared].max() < 0.04
+    assert (marginal[~d.allowed] == 0).all()
+
+
+def test_world_places_reads_both_hands():
+    worlds = np.zeros((1, 3, NUM_CARDS), dtype=bool)
+    worlds[0, 1, 4], worlds[0, 2, 7] = True, True
+    assert world_places(worlds, 3)[0, 4] == 0 and world_places(worlds, 3)[0, 7] == 1
+    assert world_places(worlds, 3)[0, 9] == 2 and world_places(worlds, 2)[0, 7] == 2
+
+
+def test_belief_spec_plays_legal_deals_through_eval(capsys):
+    from imperiale_cli.cli import main
+
+    assert shipped_belief_path("academie").is_file()
+    assert make_agent("pimc:2:belief", RULES).name == "pimc:2:belief"
+    assert main(["eval", "--agents", "pimc:2:belief,heuristic", "--deals", "2", "--seed", "4", "--rules", "academie",
+                 "--no-progress"]) == 0
+    assert "pimc:2:belief" in capsys.readouterr().out
+
+
+def test_belief_spec_errors_say_what_is_missing():
+    with pytest.raises(AgentError, match="no shipped belief"):
+        make_agent("pimc:4:belief", "foster")
+    with pytest.raises(AgentError, match=r"\[:infer\|:voids\|:belief\]"):
+        make_agent("pimc:4:belief:infer", "academie")
+
+
+@pytest.mark.parametrize("damage, words", [
+    ("missing", "no belief file"),
+    ("text", "damaged belief file"),
+    ("format", "not a belief file"),
+    ("obs_version", "observation version 0"),
+    ("activation", "activation 'gelu'"),
+    ("nan", "NaN or infinite"),
+    ("width", "not 108"),
+    ("pickle", "damaged belief file"),
+])
+def test_bad_files_are_clear_errors(tmp_path, damage, words):
+    path = tmp_path / "b.npz"
+    if damage == "text":
+        path.write_text("not a zip")
+    elif damage in ("format", "obs_version", "activation"):
+        path = _random_file(tmp_path, **{"format": "other"} if damage == "format" else
+                            {"obs_version": 0} if damage == "obs_version" else {"activation": "gelu"})
+    elif damage in ("nan", "width"):
+        bad = np.zeros((OUTPUTS - (damage == "width"), FEATURES.size))
+        if damage == "nan":
+            bad[0, 0] = np.nan
+        path.write_bytes(belief_archive_bytes([(bad, np.zeros(len(bad)))], "relu", RULES.to_dict(), {}))
+    elif damage == "pickle":
+        path = _random_file(tmp_path)
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {k: f[k] for k in f.files}
+        arrays["layer0.bias"] = np.array([{"x": 1}], dtype=object)  # only pickle could read it
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        path.write_bytes(buffer.getvalue())
+    with pytest.raises(BeliefFileError, match=words):
+        read_belief(path)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--deals", "0"], "--deals must be from 1"),
+    (["--hidden", "a,b"], "--hidden takes widths"),
+    (["--out", "x.txt"], "--out must name a .npz file"),
+    (["--plot", "/no/such/folder/p.png"], "does not exist"),
+    (["--policy", "nobody"], "--policy: unknown agent"),
+    (["--rules", "nope"], "rules"),
+])
+def test_bad_arguments_fail_before_work(tmp_path, capsys, argv, words):
+    assert tb.main([*argv, "--out", str(tmp_path / "b.npz")] if "--out" not in argv else argv) == 2
+    assert words in capsys.readouterr().err
+    assert not (tmp_path / "b.npz").exists()
+
+
+def test_command_writes_a_readable_file_and_a_plot(tmp_path, capsys):
+    out, plot = tmp_path / "b.npz", tmp_path / "r.png"
+    assert tb.main(["--deals", "12", "--held-out", "4", "--epochs", "1", "--hidden", "16", "--policy", "heuristic",
+                    "--calibration-decisions", "6", "--worlds", "50", "--out", str(out), "--plot", str(plot),
+                    "--no-progress", "--seed", "2"]) == 0
+    cal = read_belief(out).meta["provenance"]["calibration"]
+    assert cal["decisions"] == 6 and cal["belief_log_loss"] > 0 and cal["uniform_log_loss"] > 0
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+    assert "wrote" in capsys.readouterr().out
