@@ -10,7 +10,7 @@ import pytest
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame, BatchState
 from imperiale_env.batch.stages_kernels import reset_deal
-from imperiale_env.batch.state import DEAL, DEAL_FILLS
+from imperiale_env.batch.state import DEAL, DEAL_FILLS, FIRST_DEAL_FIELD
 
 
 def _play(game: BatchGame, rng: np.random.Generator, steps: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -27,11 +27,27 @@ def test_every_per_deal_field_is_reset_at_a_new_deal():
         f.name for f in deal_fields}
     for f in deal_fields:
         getattr(state, f.name)[:] = 1
-    reset_deal(state.deal_fields(), DEAL_FILLS, 1)  # what the compiled deal start runs at every deal
+    reset_deal(state.packed()[FIRST_DEAL_FIELD:], DEAL_FILLS, 1)  # what the compiled deal start runs at every deal
     for f in deal_fields:
         a = getattr(state, f.name)
         assert (a[1] == f.metadata["fill"]).all(), f.name
         assert (a[0] == 1).all() and (a[2] == 1).all(), f.name
+
+
+def test_the_kernels_tuple_follows_a_field_given_a_new_array():
+    """The packed tuple is kept between calls; a field set to another array must not leave the
+    kernels writing into the old one."""
+    game = BatchGame("academie", 2)
+    game.reset(3)
+    before = game.state.packed()
+    assert game.state.packed() is before
+    old = game.history_len
+    game.history_len = old.copy()
+    after = game.state.packed()
+    assert after is not before and any(a is game.history_len for a in after)
+    assert not any(a is game.history_len for a in before)
+    game.step(random_legal(np.random.default_rng(0), game.legal_action_mask()))
+    assert (game.history_len == old + 1).all()  # the decision went into the new array only
 
 
 @pytest.mark.parametrize("preset", ["academie", "foster", "imperijal", "academie3"])

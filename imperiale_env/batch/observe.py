@@ -8,20 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_env.batch.observe_kernels import (
-    OFFSET_NAMES,
-    SEEN_FIELDS,
-    SeenState,
-    SeenTables,
-    encode,
-    encode_threaded,
-)
+from imperiale_env.batch.observe_kernels import SEEN_FIELDS, encode_slice, encode_threaded
 from imperiale_env.batch.state import BatchState
 from imperiale_env.batch.tables import Tables
-from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE, OFFSETS
+from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 
-#: Where each block starts, in the order the kernel reads them.
-BLOCK_STARTS = np.array([OFFSETS[name].start for name in OFFSET_NAMES], dtype=np.int64)
 _NO_SEATS = np.zeros(0, dtype=np.int64)
 
 
@@ -59,8 +50,6 @@ def observe(
         got = (f"{out.dtype} {out.shape}{'' if out.flags.writeable else ' read-only'}" if isinstance(out, np.ndarray)
                else type(out).__name__)
         raise ValueError(f"observe(): out must be a writeable uint8 array of shape {(n, OBS_SIZE)}, got {got}")
-    kernel, span = (encode, (0, n)) if threads == 1 else (encode_threaded, (threads,))
-    seen = SeenState(*(getattr(s, name) for name in SEEN_FIELDS))
-    tables = SeenTables(BLOCK_STARTS, t.arrays.rules, t.is_turned_stage, t.item_mask)
-    kernel(*span, out, gi, seats, seen, tables)
+    kernel, span = (encode_slice, (0, n)) if threads == 1 else (encode_threaded, (threads,))
+    kernel(*span, out, gi, seats, s.packed(SEEN_FIELDS), t.seen_packed)
     return out

@@ -24,13 +24,15 @@ import numpy as np
 from numba import njit, prange
 
 from imperiale_env.batch.state import NONE, QUESTION
-from imperiale_env.core.observation import NUM_SHOWN_ITEMS, POINT_DECLARED, POINT_SUNK, TURNED_IMPERIALE_ITEM
+from imperiale_env.core.observation import NUM_SHOWN_ITEMS, OFFSETS, POINT_DECLARED, POINT_SUNK, TURNED_IMPERIALE_ITEM
 from imperiale_env.kernels.mask_ops import ONE, ZERO, lowest_card
 
 #: The blocks the encoder writes, in the order of the ``offsets`` array it is given.
 OFFSET_NAMES = ("hand", "played_by", "played_in", "leaders", "shown_by", "turned", "trump", "not_held", "voids",
                 "phase", "question_kind", "question_cards", "shown_items", "point", "point_count", "point_value",
                 "imperiales", "points", "tricks", "dealer", "tricks_played", "players")
+#: Where each block starts, in the order of :data:`OFFSET_NAMES`.
+BLOCK_STARTS = np.array([OFFSETS[name].start for name in OFFSET_NAMES], dtype=np.int64)
 _CARDS = 36
 _SUITS = 4
 _CB_ITEM = 0
@@ -149,11 +151,18 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
         _put(out, r, o_players, P)
 
 
+@njit(cache=True)
+def encode_slice(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndarray, seen, tables) -> None:
+    """:func:`encode` called from Python: ``seen`` and ``tables`` come as plain tuples (numba types
+    those in C, named ones in Python, which cost more than encoding one row) and are named here."""
+    encode(lo, hi, out, rows, players, SeenState(*seen), SeenTables(*tables))
+
+
 @njit(cache=True, parallel=True)
-def encode_threaded(chunks: int, out: np.ndarray, rows: np.ndarray, players: np.ndarray, s: SeenState,
-                    t: SeenTables) -> None:
-    """:func:`encode` of every row, in ``chunks`` slices run on numba's threads (each row is
+def encode_threaded(chunks: int, out: np.ndarray, rows: np.ndarray, players: np.ndarray, seen, tables) -> None:
+    """:func:`encode_slice` of every row, in ``chunks`` slices run on numba's threads (each row is
     written by one thread, so the thread count never changes a value)."""
     n = rows.shape[0]
+    s, t = SeenState(*seen), SeenTables(*tables)
     for c in prange(chunks):
         encode(c * n // chunks, (c + 1) * n // chunks, out, rows, players, s, t)

@@ -11,15 +11,26 @@ the games that follow.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
+import numba
 import numpy as np
 
-from imperiale_env.batch.stages_kernels import PAUSED, RESUME, START, STEP, run_games, step_threaded
+from imperiale_env.batch.stages_kernels import PAUSED, RESUME, START, STEP, run_slice, step_threaded
 from imperiale_env.batch.state import BatchState
 from imperiale_env.batch.tables import Tables
 
 _NO_SEEDS = np.zeros(0, dtype=np.uint64)
 _NO_ROWS = np.zeros(0, dtype=np.int64)
+_NOTHING = nullcontext()
+
+
+def _wrapping() -> AbstractContextManager:
+    """With ``NUMBA_DISABLE_JIT`` the kernels run as Python on numpy integers, where the seeded
+    hashes wrap around with a warning; compiled, there is nothing to silence (nor to pay a call)."""
+    return np.errstate(over="ignore") if numba.config.DISABLE_JIT else _NOTHING
+
+
 #: Event rows a buffer holds beyond the bound of one game (a slice flushes and goes on when full).
 _EVENT_ROWS = 1 << 14
 
@@ -46,27 +57,28 @@ class StageMachine:
         self._keys = np.zeros((threads, len(tables.pack)), dtype=np.uint64)
 
     def _kernel_args(self, state: BatchState, deal_orders: np.ndarray) -> tuple:
-        """The state, tables and per-deal arrays as the kernels take them, and the given deals."""
-        return state.arrays(), self.tables.arrays, state.deal_fields(), deal_orders, self._keys
+        """The state and tables as the kernels take them, the given deals and the scratch keys."""
+        return state.packed(), self.tables.packed, deal_orders, self._keys
 
     def step(self, state: BatchState, deal_orders: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Apply every game's action and run the games on; returns the games that ended, in order."""
-        s, t, d, deals, keys = self._kernel_args(state, deal_orders)
+        s, t, deals, keys = self._kernel_args(state, deal_orders)
         n = self.n
-        with np.errstate(over="ignore"):  # NUMBA_DISABLE_JIT: the seeded hashes wrap around
+        with _wrapping():
             if self.threads == 1:
                 lo = 0
                 while lo < n:
-                    lo = run_games(lo, n, STEP, _NO_ROWS, actions, _NO_SEEDS, s, t, d, deals, self.events[0],
+                    lo = run_slice(lo, n, STEP, _NO_ROWS, actions, _NO_SEEDS, s, t, deals, self.events[0],
                                    self.counts[0], self.flags, keys[0])
                     self._flush()
             else:
                 starts = np.concatenate(([0], self._ends[:-1]))
                 while (starts < self._ends).any():
-                    step_threaded(self.threads, starts, _NO_ROWS, actions, _NO_SEEDS, s, t, d, deals, self.events,
+                    step_threaded(self.threads, starts, _NO_ROWS, actions, _NO_SEEDS, s, t, deals, self.events,
                                   self.counts, self.flags, keys)
                     self._flush()
-        self._resume_paused(state, deal_orders, np.arange(n))
+        if self._archive_deals is not None:
+            self._resume_paused(state, deal_orders, np.arange(n))
         return self.ended()
 
     def start(self, state: BatchState, deal_orders: np.ndarray, rows: np.ndarray, seeds: np.ndarray) -> np.ndarray:
@@ -85,11 +97,11 @@ class StageMachine:
     def _advance(self, state: BatchState, deal_orders: np.ndarray, rows: np.ndarray, seeds: np.ndarray,
                  mode: int) -> None:
         """Start (``seeds``) or resume the games ``rows``."""
-        s, t, d, deals, keys = self._kernel_args(state, deal_orders)
+        s, t, deals, keys = self._kernel_args(state, deal_orders)
         lo = 0
-        with np.errstate(over="ignore"):
+        with _wrapping():
             while lo < len(rows):
-                lo = run_games(lo, len(rows), mode, rows, _NO_ROWS, seeds, s, t, d, deals, self.events[0],
+                lo = run_slice(lo, len(rows), mode, rows, _NO_ROWS, seeds, s, t, deals, self.events[0],
                                self.counts[0], self.flags, keys[0])
                 self._flush()
 
@@ -106,6 +118,8 @@ class StageMachine:
 
     def _flush(self) -> None:
         """Hand the events the kernels wrote to the engine's log."""
+        if not self.events.shape[1]:
+            return
         for c in np.flatnonzero(self.counts[:, 0]):
             self._log_events(self.events[c, : self.counts[c, 0]].copy())
             self.counts[c, 0] = 0

@@ -30,6 +30,8 @@ and returns where it stopped, so that the caller empties the buffer and calls ag
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import literal_unroll, njit, prange
 
@@ -51,7 +53,7 @@ from imperiale_env.batch.score_kernels import (
     score_turned,
     scores,
 )
-from imperiale_env.batch.state import NONE, PLAY, POINT, QUESTION
+from imperiale_env.batch.state import FIRST_DEAL_FIELD, NONE, PLAY, POINT, QUESTION, StateArrays
 from imperiale_env.core.actions import POINT_BASE, SHOW, SINK
 from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO, card_count, lowest_card
 from imperiale_env.kernels.seeds import deal_order, first_dealer
@@ -70,11 +72,21 @@ WAITING, PAUSED = -1, -2
 #: What :func:`run_games` does to each game: apply its action, start a new game, resume a paused one.
 STEP, START, RESUME = 0, 1, 2
 
+#: What the compiled kernels read of a batch's tables (see :class:`~imperiale_env.batch.tables.Tables`).
+#: ``rules`` is :func:`~imperiale_env.core.rules.rule_record` (every rule, read by name); then the
+#: engine's options: one deal a game, keep each deal's history, the events one call may write.
+TableArrays = namedtuple("TableArrays", [
+    "rules", "single_deal", "keep_history", "event_bound", "stage_kind", "stage_pos", "pack", "court_cards",
+    "honour_mask", "item_mask", "item_weights",
+    "turned_need", "trick_points", "fallen_held", "fallen_want", "point_values", "deal_fills",
+])
+
 
 @njit(cache=True, _nrt=False)
 def reset_deal(d, fills: np.ndarray, i: int) -> None:
     """Every per-deal field of game ``i`` back to its fill value; ``d``: the per-deal arrays
-    (:meth:`~imperiale_env.batch.state.BatchState.deal_fields`), ``fills`` their fill values."""
+    (the state's fields from :data:`~imperiale_env.batch.state.FIRST_DEAL_FIELD` on), ``fills``
+    their fill values."""
     k = 0
     for a in literal_unroll(d):
         a[i] = fills[k]
@@ -327,13 +339,24 @@ def run_games(lo: int, hi: int, mode: int, rows: np.ndarray, actions: np.ndarray
     return hi
 
 
+@njit(cache=True, _nrt=False)
+def run_slice(lo: int, hi: int, mode: int, rows: np.ndarray, actions: np.ndarray, seeds: np.ndarray, state, tables,
+              deals: np.ndarray, eb: np.ndarray, en: np.ndarray, flags: np.ndarray, keys: np.ndarray) -> int:
+    """:func:`run_games` called from Python: ``state`` and ``tables`` come as the plain tuples
+    of :meth:`~imperiale_env.batch.state.BatchState.packed` and ``Tables.packed`` and are named here."""
+    return run_games(lo, hi, mode, rows, actions, seeds, StateArrays(*state), TableArrays(*tables),
+                     state[FIRST_DEAL_FIELD:], deals, eb, en, flags, keys)
+
+
 @njit(cache=True, parallel=True, _nrt=False)
-def step_threaded(chunks: int, starts: np.ndarray, rows: np.ndarray, actions: np.ndarray, seeds: np.ndarray, s, t,
-                  d, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, flags: np.ndarray, keys: np.ndarray) -> None:
-    """:func:`run_games` stepping every game, in ``chunks`` slices run on numba's threads; slice
+def step_threaded(chunks: int, starts: np.ndarray, rows: np.ndarray, actions: np.ndarray, seeds: np.ndarray, state,
+                  tables, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, flags: np.ndarray,
+                  keys: np.ndarray) -> None:
+    """:func:`run_slice` stepping every game, in ``chunks`` slices run on numba's threads; slice
     ``c`` goes from ``starts[c]``, writes its events into ``eb[c]`` (``en[c, 0]`` rows) and leaves
     in ``starts[c]`` where it stopped (``rows`` and ``seeds``: empty arrays, not read)."""
     n = actions.shape[0]
+    s, t, d = StateArrays(*state), TableArrays(*tables), state[FIRST_DEAL_FIELD:]
     for c in prange(chunks):
         starts[c] = run_games(starts[c], (c + 1) * n // chunks, STEP, rows, actions, seeds, s, t, d, deals, eb[c],
                               en[c], flags, keys[c])

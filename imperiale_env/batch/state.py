@@ -2,8 +2,8 @@
 
 A field's metadata says its scope, dtype, trailing shape and fill value.  Per-deal fields
 are reset to their fill value at the start of every deal by the compiled deal start
-(:func:`~imperiale_env.batch.stages_kernels.reset_deal`), which walks the fields of
-:meth:`BatchState.deal_fields`: a new per-deal field cannot leak from one deal into the next
+(:func:`~imperiale_env.batch.stages_kernels.reset_deal`), which walks every field from
+:data:`FIRST_DEAL_FIELD` on: a new per-deal field cannot leak from one deal into the next
 because nobody has to remember to add it to a list.  The trailing shape names the sizes
 known only when the batch is built: ``P`` players, ``C`` cards in the pack, ``D`` cards in
 the deck (36: card ids), ``T`` tricks in a deal, ``H`` the decision history of one deal.
@@ -122,15 +122,20 @@ class BatchState:
             for f in fields(cls)
         })
 
-    def arrays(self) -> Any:
-        """Every array as a named tuple (:data:`StateArrays`), the form the compiled kernels take."""
-        return StateArrays(*(getattr(self, f.name) for f in fields(self)))
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The kernels' tuples hold the arrays themselves: a field given a new array drops them.
+        object.__setattr__(self, name, value)
+        self.__dict__.pop("_packed", None)
 
-    def deal_fields(self) -> Any:
-        """The per-deal arrays as a named tuple (:data:`DealFields`), which the compiled deal start
-        walks to put every one back to its fill (:data:`DEAL_FILLS`, in the same order) at every
-        deal (:func:`~imperiale_env.batch.stages_kernels.reset_deal`)."""
-        return DealFields(*(getattr(self, f.name) for f in _DEAL_FIELDS))
+    def packed(self, names: tuple[str, ...] | None = None) -> tuple[np.ndarray, ...]:
+        """Every array (or those of ``names``) as a plain tuple, the form the compiled entry points
+        take (they name them again inside: :data:`StateArrays`).  Built once and kept: numba types
+        a plain tuple of arrays in C but a named tuple in Python, and at batch 1 that difference
+        (some 30 microseconds a step) was most of the step."""
+        packs = self.__dict__.setdefault("_packed", {})
+        if names not in packs:
+            packs[names] = tuple(getattr(self, name) for name in (names or FIELD_NAMES))
+        return packs[names]
 
     def to_dict(self) -> dict[str, Any]:
         """``{"version": STATE_VERSION, field: array, ...}``: plain numpy arrays, safe to store and load."""
@@ -158,9 +163,13 @@ class BatchState:
         return cls(**out)
 
 
-_DEAL_FIELDS = tuple(f for f in fields(BatchState) if f.metadata["scope"] == DEAL)
+FIELD_NAMES = tuple(f.name for f in fields(BatchState))
 #: The kernels' form of the state: one named tuple of every array, in field order.
-StateArrays = namedtuple("StateArrays", [f.name for f in fields(BatchState)])
-#: The per-deal arrays, and their fill values in the same order (for the compiled kernels).
-DealFields = namedtuple("DealFields", [f.name for f in _DEAL_FIELDS])
+StateArrays = namedtuple("StateArrays", FIELD_NAMES)
+#: The per-deal fields follow the per-game ones, so the kernels take them as ``state[FIRST_DEAL_FIELD:]``.
+FIRST_DEAL_FIELD = next(k for k, f in enumerate(fields(BatchState)) if f.metadata["scope"] == DEAL)
+_DEAL_FIELDS = fields(BatchState)[FIRST_DEAL_FIELD:]
+if any(f.metadata["scope"] != DEAL for f in _DEAL_FIELDS):
+    raise TypeError("BatchState: declare the per-deal fields after the per-game ones")
+#: The fill values of the per-deal arrays, in field order (the compiled deal start puts them back).
 DEAL_FILLS = np.array([f.metadata["fill"] for f in _DEAL_FIELDS], dtype=np.int64)

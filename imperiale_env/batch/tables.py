@@ -13,12 +13,12 @@ carte blanche, quarts major by suit, Imperijal sequences by suit, fours in
 
 from __future__ import annotations
 
-from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
 
-from imperiale_env.batch.stages_kernels import STAGE_KINDS
+from imperiale_env.batch.observe_kernels import BLOCK_STARTS, SeenTables
+from imperiale_env.batch.stages_kernels import STAGE_KINDS, TableArrays
 from imperiale_env.batch.state import DEAL_FILLS
 from imperiale_env.core.card_masks import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, RANK_MASK
 from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
@@ -77,16 +77,6 @@ def build_stages(rules: Rules) -> list[Stage]:
     return [st for st in s if not idle.get(st.kind, False)]
 
 
-#: What the compiled kernels read of a batch's tables (see :class:`Tables`).
-#: ``rules`` is :func:`~imperiale_env.core.rules.rule_record` (every rule, read by name); then the
-#: engine's options: one deal a game, keep each deal's history, the events one call may write.
-TableArrays = namedtuple("TableArrays", [
-    "rules", "single_deal", "keep_history", "event_bound", "stage_kind", "stage_pos", "pack", "court_cards",
-    "honour_mask", "item_mask", "item_weights",
-    "turned_need", "trick_points", "fallen_held", "fallen_want", "point_values", "deal_fills",
-])
-
-
 class Tables:
     """The stages and card tables of one rules configuration (built once per batch)."""
 
@@ -142,6 +132,10 @@ class Tables:
             self.item_weights, self.turned_need, self.trick_points, self.fallen_held, self.fallen_want,
             CARD_POINT_VALUE, DEAL_FILLS,
         )
+        #: What the observation encoder reads of these tables.
+        self.seen = SeenTables(BLOCK_STARTS, self.arrays.rules, self.is_turned_stage, self.item_mask)
+        #: Both as plain tuples, the form the compiled entry points take (:meth:`BatchState.packed`).
+        self.packed, self.seen_packed = tuple(self.arrays), tuple(self.seen)
 
 
 def event_bound(rules: Rules) -> int:

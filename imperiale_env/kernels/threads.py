@@ -8,7 +8,7 @@ batches (or the solver) with different counts do not disturb each other.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 import numba
@@ -23,11 +23,20 @@ def check_threads(threads: Any) -> int:
     return threads
 
 
-@contextmanager
-def numba_threads(threads: int) -> Iterator[None]:
+#: The context of a call on one thread: nothing to set (a step at batch 1 is a few microseconds,
+#: and entering a generator context manager costs one).
+_ONE_THREAD = nullcontext()
+
+
+def numba_threads(threads: int) -> AbstractContextManager[None]:
     """Run the enclosed compiled calls on ``threads`` threads (one thread: the callers run their
     plain loops, which start no thread pool, so there is nothing to set)."""
-    previous = numba.get_num_threads() if threads > 1 else threads
+    return _ONE_THREAD if threads == 1 else _set_threads(threads)
+
+
+@contextmanager
+def _set_threads(threads: int) -> Iterator[None]:
+    previous = numba.get_num_threads()
     if previous == threads:
         yield
         return
