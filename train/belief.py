@@ -416,8 +416,8 @@ def run(args: argparse.Namespace) -> dict:
                                      "belief_log_loss": cal["belief"], "uniform_log_loss": cal["uniform"]}
         figures["calibration"] = provenance["calibration"]
         if args.plot:
-            title = (f"{rules.preset}: {len(sub):,} held-out card decisions; log loss belief {cal['belief']:.4f}, "
-                     f"uniform sampler {cal['uniform']:.4f} nats")
+            title = (f"{rules.preset}: {len(sub):,} held-out card decisions\nlog loss: belief {cal['belief']:.4f}, "
+                     f"uniform sampler {cal['uniform']:.4f} nats a card")
             reliability_plot(Path(args.plot), cal["curves"], title)
     write_atomic(args.out, export_bytes(model, rules, provenance))
     figures["seconds"] = round(time.perf_counter() - start, 1)
