@@ -27,6 +27,10 @@ Each decision gets, per judge, the best value, the value of the action taken and
 ``loss`` (best minus taken, never negative).  Losses are summed per player over each deal
 and over the record.
 
+With a belief model (``belief``) each decision also carries the belief of the acting player
+(:func:`imperiale_agents.belief_view.decision_belief`): each card he has not seen with its
+probability of lying in each other hand or the talon, computed from his observation alone.
+
 ``horizon``: a card is valued only when at most ``horizon`` tricks are left in the deal (the
 current one included), and a declaration's play value only then too (it is otherwise left
 out: ``"playout": false``, the values being the declaration scores alone).  An early
@@ -42,6 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from imperiale_agents.belief import BeliefNet
+from imperiale_agents.belief_view import belief_text, decision_belief
 from imperiale_agents.compiled_solver import CompiledSolver
 from imperiale_agents.pimc import position, sample_worlds, world_values
 from imperiale_agents.solver import INF, Solver
@@ -303,10 +309,12 @@ class AnalysisStopped(RuntimeError):
 
 
 def analyse_record(record: dict[str, Any], samples: int = DEFAULT_SAMPLES, seed: int = 0,
-                   horizon: int | None = None, stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+                   horizon: int | None = None, stop: Callable[[], bool] | None = None,
+                   belief: BeliefNet | None = None) -> dict[str, Any]:
     """The annotated record of ``record`` (see docs/records.md#annotated for every field).
     ``stop``: asked before each decision is valued; when it answers true the analysis ends with
-    :class:`AnalysisStopped` (a server's time limit, a client gone)."""
+    :class:`AnalysisStopped` (a server's time limit, a client gone).  ``belief``: a belief model;
+    each decision then carries ``"belief"``, the acting player's (from his observation only)."""
     played, points_by_deal, plans = _walk(record)
     rules = played.rules
     P = rules.players
@@ -356,6 +364,7 @@ def analyse_record(record: dict[str, Any], samples: int = DEFAULT_SAMPLES, seed:
                             "solver": None if solver is None else solver[a],
                             "pimc": None if pimc is None else pimc[a]} for a in dec.legal],
                 **judged,
+                **({} if belief is None else {"belief": decision_belief(belief, pt.obs, p)}),
             })
         for j in JUDGES:
             for q in range(P):
@@ -395,6 +404,10 @@ def _act_text(a: dict[str, str]) -> str:
     return " ".join(a.values())
 
 
+def _belief_lines(dec: dict[str, Any]) -> list[str]:
+    return [f"       {x}" for x in belief_text(dec["belief"])] if "belief" in dec else []
+
+
 def report_text(analysis: dict[str, Any]) -> str:
     """A readable report: each decision with the values of its options, the losses marked ``?``."""
     s = analysis["settings"]
@@ -413,6 +426,7 @@ def report_text(analysis: dict[str, Any]) -> str:
             head = f"{mark} #{dec['index']:<3} player {dec['player']} {_act_text(dec['action']):<9}"
             if dec["note"]:
                 lines.append(f"{head} {dec['note']}")
+                lines.extend(_belief_lines(dec))
                 continue
             judged = []
             for name, j in (("solver", sv), ("pimc", pv)):
@@ -421,6 +435,7 @@ def report_text(analysis: dict[str, Any]) -> str:
             options = ", ".join(f"{_act_text(v['action'])} {_fmt(v['solver'])}/{_fmt(v['pimc'])}"
                                 for v in dec["values"])
             lines.append(f"{head} {'; '.join(judged)}  [{options}]")
+            lines.extend(_belief_lines(dec))
         lines.append("Loss in the deal: " + "; ".join(
             f"{j} " + " ".join(f"p{q} {deal['loss'][j][q]:.1f}" for q in range(players)) for j in JUDGES))
     lines.append("")

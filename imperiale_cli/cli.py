@@ -364,7 +364,20 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
         raise InputError(f"cannot read {args.record}: {exc.strerror or exc}") from None
     if len(records) != 1:
         raise InputError(f"{path} holds {len(records)} records; analyse takes a file with one record")
-    analysis = analyse_record(records[0], samples=args.samples, seed=args.seed, horizon=args.horizon)
+    belief = None
+    if args.beliefs or args.belief is not None:
+        from imperiale_agents.belief import BeliefFileError
+        from imperiale_agents.belief_view import load_belief
+        from imperiale_env.records.game_records import game_from_record
+
+        rules = game_from_record(records[0]).rules  # a bad record is reported before the belief file
+        belief_file = input_file(args.belief, "belief file") if args.belief is not None else None
+        try:
+            belief = load_belief(rules, belief_file)
+        except BeliefFileError as exc:
+            raise InputError(str(exc)) from None
+    analysis = analyse_record(records[0], samples=args.samples, seed=args.seed, horizon=args.horizon,
+                              belief=belief)
     print(report_text(analysis))
     if out is not None:
         from imperiale_env.core.atomic import write_atomic
@@ -506,6 +519,11 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--horizon", type=int, metavar="K",
                          help="value cards only with at most K tricks left (default 12 with two players, 6 with three)")
     analyse.add_argument("--out", metavar="FILE", help="write the annotated record (JSON) to FILE (a new file)")
+    analyse.add_argument("--beliefs", action="store_true",
+                         help="at each decision, the belief model's probability of each card the acting player has "
+                         "not seen lying in each other hand or the talon (from his observation only)")
+    analyse.add_argument("--belief", metavar="FILE", help="the belief model to use (implies --beliefs; default: the "
+                         "one shipped for the record's rules)")
 
     serve = add("serve", "the card table in a web browser: play, replay and analyse", _cmd_serve)
     serve.add_argument("--port", type=int, default=8000, metavar="PORT", help="port (default 8000)")

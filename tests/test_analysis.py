@@ -11,6 +11,7 @@ from imperiale_agents.analysis import analyse_record, report_text
 from imperiale_agents.heuristic import HeuristicAgent
 from imperiale_cli.cli import main
 from imperiale_env.core import actions as act
+from imperiale_env.core.cards import card_code
 from imperiale_env.records.game_records import game_from_record, record_from_game
 from imperiale_env.reference.game import Game
 from imperiale_env.reference.twin import Twin
@@ -164,3 +165,103 @@ def test_cli_validates_before_work_and_never_overwrites(tmp_path, capsys):
     bad.write_text('{"format": "imperiale-record/1"}')
     assert main(["analyse", str(bad)]) == 2
     assert "lacks" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- the belief model's view (issue 23)
+
+
+def _unseen_by_decision(record: dict) -> list[tuple[int, set[str], set[str]]]:
+    """For each decision of deal 0: the acting player, the cards he holds and those played before it."""
+    played_game = game_from_record(record)
+    deal = played_game.history[0].deal
+    game = Game(played_game.rules, dealer=deal.dealer, deals=lambda i, _d: deal if i == 0 else None, single_deal=True)
+    out, played = [], set()
+    for player, action in played_game.history[0].actions:
+        assert game.decision.player == player
+        out.append((player, {card_code(c) for c in game.state.hands[player]}, set(played)))
+        if act.is_play(action):
+            played.add(card_code(action))
+        game.step(action)
+    return out
+
+
+def test_beliefs_printed_and_written_are_probabilities_of_the_unseen_cards_only(tmp_path, capsys):
+    record = one_deal_record(heuristic_deal("academie", 3).game)
+    path, out = tmp_path / "deal.json", tmp_path / "annotated.json"
+    path.write_text(json.dumps(record))
+    assert main(["analyse", str(path), "--beliefs", "--samples", "1", "--horizon", "1", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    decisions = json.loads(out.read_text())["deals"][0]["decisions"]
+    facts = _unseen_by_decision(record)
+    assert len(decisions) == len(facts) == len(record["deals"][0]["actions"])
+    turned = record["deals"][0]["turned"]
+    for dec, (me, hand, played) in zip(decisions, facts, strict=True):
+        belief = dec["belief"]
+        assert dec["player"] == me and [p["seat"] for p in belief["places"]] == [1 - me, None]
+        cards = belief["cards"]
+        assert not (set(cards) & (hand | played | {turned}))  # known cards have no belief ...
+        assert {belief["known"][c] for c in hand} == {"in the hand"} and belief["known"][turned] == "turned"
+        assert all(belief["known"][c] == "played" for c in played)
+        assert set(cards) | set(belief["known"]) == {card_code(c) for c in range(36)}  # ... every other card has
+        for probs in cards.values():
+            assert len(probs) == 2 and all(0.0 <= p <= 1.0 for p in probs)
+            assert sum(probs) == pytest.approx(1.0, abs=1e-3)
+    # The text: one belief block a decision, each unseen card once with its two probabilities.
+    blocks = text.split("belief (")[1:]
+    assert len(blocks) == len(decisions)
+    for block, dec in zip(blocks, decisions, strict=True):
+        suits = [line.strip() for line in block.splitlines()[1:5]]
+        assert [s[:2] for s in suits] == ["S:", "H:", "D:", "C:"]
+        listed = {}
+        for s in suits:
+            for item in s[3:].split(", "):
+                if item != "-":
+                    rank, probs = item.split(" ")
+                    listed[rank + s[0]] = [float(x) for x in probs.split("/")]
+        assert listed.keys() == dec["belief"]["cards"].keys()
+        for code, probs in listed.items():
+            assert probs == pytest.approx(dec["belief"]["cards"][code], abs=0.006)
+
+
+def test_a_belief_reads_only_the_acting_seats_observation():
+    """Two deals that differ only in cards the acting player has not seen give him the same belief."""
+    from imperiale_agents.belief_view import belief_at, load_belief
+
+    record = one_deal_record(heuristic_deal("academie", 3).game)
+    record["deals"][0]["actions"] = record["deals"][0]["actions"][:1]  # player 1 declares: he saw his hand only
+    assert record["deals"][0]["actions"][0]["player"] == 1
+    swapped = json.loads(json.dumps(record))
+    deal = swapped["deals"][0]
+    a, b = deal["hands"][0][0], deal["talon"][0]
+    deal["hands"][0][0], deal["talon"][0] = b, a  # the other hand and the talon trade a card
+    net = load_belief(game_from_record(record).rules)
+    one, two = belief_at(net, record, 0, 0), belief_at(net, swapped, 0, 0)
+    assert one == two and one["player"] == 1 and a in one["cards"] and b in one["cards"]
+    analysed = [analyse_record(r, samples=1, horizon=1, belief=net)["deals"][0]["decisions"][0]["belief"]
+                for r in (record, swapped)]
+    assert analysed[0] == analysed[1] == {k: one[k] for k in ("places", "cards", "known")}
+    with pytest.raises(ValueError, match="decisions 0 to 0, not 1"):
+        belief_at(net, record, 0, 1)
+
+
+def test_beliefs_without_a_model_for_the_rules_say_what_to_pass(tmp_path, capsys):
+    from imperiale_agents.belief import belief_archive_bytes
+    from imperiale_env.core.observation import FEATURES
+
+    record = one_deal_record(heuristic_deal("foster", 2).game)
+    path = tmp_path / "foster.json"
+    path.write_text(json.dumps(record))
+    assert main(["analyse", str(path), "--beliefs"]) == 2
+    assert "no belief model is shipped for foster; pass --belief FILE" in capsys.readouterr().err
+    academie = tmp_path / "academie-belief.npz"
+    layers = [(np.zeros((108, FEATURES.size)), np.zeros(108))]
+    academie.write_bytes(belief_archive_bytes(layers, "relu", Game("academie").rules.to_dict(), {}))
+    assert main(["analyse", str(path), "--belief", str(academie)]) == 2
+    assert "trained under the 'academie' rules" in capsys.readouterr().err
+    assert main(["analyse", str(path), "--belief", str(tmp_path / "none.npz")]) == 2
+    assert "no such belief file" in capsys.readouterr().err
+    # A file made for foster is used (zero weights: the sampler's own marginal).
+    made = tmp_path / "foster-belief.npz"
+    made.write_bytes(belief_archive_bytes(layers, "relu", Game("foster").rules.to_dict(), {}))
+    assert main(["analyse", str(path), "--belief", str(made), "--samples", "1", "--horizon", "1"]) == 0
+    assert "belief (player" in capsys.readouterr().out
