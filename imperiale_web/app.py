@@ -8,8 +8,10 @@
 ``POST /api/games/<id>/move``            the person's move ``{"action": {"act": ..}}``
 ``POST /api/games/<id>/resign``          the person gives up the game (its record is then his)
 ``GET  /api/games/<id>/record``          the game's record, once it is over (409 before)
+``GET  /api/games/<id>/beliefs``         the person's own belief now (his seat's observation only)
 ``POST /api/replay``                     frames of a record (the record as the body)
 ``POST /api/analyse``                    ``{record, samples?, horizon?, seed?}``: its analysis (streamed)
+``POST /api/beliefs``                    ``{record, deal, index}``: the acting player's belief there
 ``GET  /api/records``                    the record files of the ``--records`` folder
 ``GET  /api/records/<name>``             one of them (``{"records": [...]}`` for a file of several)
 =======================================  ==============================================
@@ -32,12 +34,13 @@ import os
 import sys
 from pathlib import Path
 
-from flask import Flask, Response, jsonify, send_from_directory
+from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
 from imperiale_env.core.rules import PRESET_NAMES
 from imperiale_env.records.game_records import RecordError
 from imperiale_web.analysis_job import check_work, stream_analysis
+from imperiale_web.beliefs import record_belief, seat_belief
 from imperiale_web.games import Games
 from imperiale_web.guard import MAX_BODY, GuardError, allowed_hosts, check_request, json_body
 from imperiale_web.replay import replay_frames
@@ -142,6 +145,16 @@ def _game_routes(app: Flask, games: Games, agents: tuple[str, ...]) -> None:
             t.resign()
         return jsonify(id=game_id, state=t.view())
 
+    @app.get("/api/games/<game_id>/beliefs")
+    def beliefs(game_id: str):
+        t = games.get(game_id)
+        seat = request.args.get("seat", str(t.seat))
+        if seat != str(t.seat):  # another seat's belief reads that seat's hand
+            raise TableError(f"the table gives only your own belief (seat {t.seat}), not that of seat {seat!r}; the "
+                             "replay of the saved record shows every player's", 403)
+        with games.lock:
+            return jsonify(seat_belief(t))
+
     @app.get("/api/games/<game_id>/record")
     def download(game_id: str):
         t = games.get(game_id)
@@ -154,6 +167,7 @@ def _record_routes(app: Flask, folder: Path | None) -> None:
     """Replays and analyses of records: the page's own, or the files of ``--records``."""
     app.config["RECORDS"] = folder is not None
     app.add_url_rule("/api/replay", "replay", lambda: jsonify(replay_frames(json_body())), methods=["POST"])
+    app.add_url_rule("/api/beliefs", "record_beliefs", lambda: jsonify(record_belief(json_body())), methods=["POST"])
 
     @app.post("/api/analyse")
     def analyse():

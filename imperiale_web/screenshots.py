@@ -2,8 +2,8 @@
 
 The table is served on a free localhost port and driven by the system's Chromium (Playwright), with
 fixed seeds, so the same pictures come back: ``web_table.png`` (a game in progress, the last trick
-with its reason), ``web_hint.png`` (the first visit) and ``web_analysis.png`` (a deal analysed at full
-depth, its value chart).
+with its reason), ``web_hint.png`` (the first visit), ``web_analysis.png`` (a deal analysed at full
+depth, its value chart) and ``web_beliefs.png`` (the belief model's heat map at a decision of the replay).
 """
 
 from __future__ import annotations
@@ -72,6 +72,10 @@ def _shots(page, url: str, records: Path, docs: Path) -> None:
     for _ in range(10):
         page.click("#forward")
     page.screenshot(path=str(docs / "web_analysis.png"), full_page=True)
+    for _ in range(6):
+        page.click("#forward")
+    page.locator("#belief-map[data-player]").wait_for()
+    page.locator("#beliefs").screenshot(path=str(docs / "web_beliefs.png"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                 browser.close()
         finally:
             httpd.shutdown()
-    print(f"imperiale: web_hint.png, web_table.png, web_analysis.png written to {docs}")
+    print(f"imperiale: web_hint.png, web_table.png, web_analysis.png, web_beliefs.png written to {docs}")
     return 0
 
 

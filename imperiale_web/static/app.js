@@ -8,6 +8,9 @@ let gameId = null;
 let replay = null;     // {frames, summary, record}
 let analysis = null;   // the annotated record, once asked for
 let at = 0;            // the replay frame shown
+const beliefCache = new Map();  // "deal:index" of the replayed record -> the server's belief (or its error)
+let beliefAsked = 0;   // the latest belief request: an older answer arriving late is not drawn
+let playNames = [];    // the seats' names of the game being played
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -174,6 +177,8 @@ function drawPlay(state) {
   for (const code of state.hands[me] || [])
     hand.append(card(code, { legal: legalCards.has(code), onclick: () => move({ act: "play", card: code }) }));
   root.append(el("div", { class: "seat" }, seatTitle(state, me), hand));
+  playNames = state.names;
+  drawMyBeliefs();
   // The record holds the bot's cards: the server gives it once the game is finished.
   const dl = $("download");
   dl.hidden = !state.finished;
@@ -273,6 +278,7 @@ async function openRecord(record) {
     const data = await api("POST", "/api/replay", record);
     replay = { ...data, record };
     analysis = null;
+    beliefCache.clear();
     at = 0;
     showMessage("");
     $("analyse").disabled = false;
@@ -315,6 +321,7 @@ function drawReplay() {
       (w === null ? " (unfinished game)" : ` · ${s.names[w]} wins`)));
   }
   drawAnalysis(s);
+  drawReplayBeliefs(s);
 }
 
 function drawAnalysis(s) {
@@ -411,6 +418,100 @@ function chart(deal, current, players, names) {
   return svg;
 }
 
+// ------------------------------------------------------------------ beliefs (the belief model's view)
+
+// Viridis: a sequential scale that stays ordered in lightness for every kind of colour blindness.
+const VIRIDIS = ["#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58", "#fde725"];
+const RANK_ORDER = ["K", "Q", "J", "A", "10", "9", "8", "7", "6"];
+const KNOWN_MARKS = { "in the hand": "h", played: "p", shown: "s", turned: "t", "not in the deck": "·" };
+
+function viridis(p) {
+  const x = Math.max(0, Math.min(1, p)) * (VIRIDIS.length - 1);
+  const i = Math.min(Math.floor(x), VIRIDIS.length - 2), f = x - i;
+  const rgb = (h) => [1, 3, 5].map((k) => parseInt(h.slice(k, k + 2), 16));
+  const a = rgb(VIRIDIS[i]), b = rgb(VIRIDIS[i + 1]);
+  return `rgb(${a.map((v, k) => Math.round(v + (b[k] - v) * f)).join(",")})`;
+}
+
+function placeName(place, names) { return place.seat === null ? "the talon" : `${names[place.seat]}'s hand`; }
+
+// One 4 x 9 grid a place (suits by rank), each unseen card coloured by its probability of lying there;
+// the cards the player knows are grey with a letter saying why.
+function beliefMap(b, names) {
+  const box = el("div", { class: "belief-map", id: "belief-map", "data-player": b.player });
+  box.append(el("p", { class: "belief-title" },
+    `Where ${names[b.player]} believes the unseen cards are (the belief model, from ${names[b.player]}'s view only)`));
+  const grids = el("div", { class: "belief-grids" });
+  b.places.forEach((place, k) => {
+    const table = el("table", { class: "belief-grid", "data-place": place.seat === null ? "talon" : place.seat });
+    table.append(el("caption", {}, placeName(place, names)));
+    table.append(el("tr", {}, el("th", {}), RANK_ORDER.map((r) => el("th", {}, r))));
+    for (const suit of "SHDC") {
+      const row = el("tr", {}, el("th", { class: `suit-sign${"HD".includes(suit) ? " red-dark" : ""}` }, SUIT_SIGNS[suit]));
+      for (const r of RANK_ORDER) {
+        const code = r + suit;
+        if (code in b.cards) {
+          const p = b.cards[code][k];
+          const cell = el("td", { class: "belief-cell", "data-card": code, "data-p": p,
+                                  title: `${code}: ${(100 * p).toFixed(0)}% in ${placeName(place, names)}` },
+                          (100 * p).toFixed(0));
+          cell.style.background = viridis(p);
+          cell.style.color = p > 0.6 ? "#000" : "#fff";
+          row.append(cell);
+        } else {
+          const why = b.known[code];
+          row.append(el("td", { class: "belief-cell known", "data-card": code, "data-known": why,
+                                title: `${code}: known to ${names[b.player]} (${why}), no belief` }, KNOWN_MARKS[why] || "?"));
+        }
+      }
+      table.append(row);
+    }
+    grids.append(table);
+  });
+  box.append(grids, beliefLegend());
+  return box;
+}
+
+function beliefLegend() {
+  const bar = el("div", { class: "belief-bar" });
+  bar.style.background = `linear-gradient(to right, ${VIRIDIS.join(", ")})`;
+  return el("div", { class: "belief-legend", id: "belief-legend" },
+    el("span", {}, "probability the card lies there: 0%"), bar, el("span", {}, "100% (numbers in %)"),
+    el("span", { class: "belief-keys" }, "grey, known: ",
+      Object.entries(KNOWN_MARKS).map(([why, mark]) => el("span", { class: "belief-key" },
+        el("span", { class: "belief-cell known" }, mark), ` ${why}`))));
+}
+
+async function drawReplayBeliefs(s) {
+  const box = $("beliefs");
+  if (!replay || !s.next) { box.replaceChildren(el("p", {}, "No decision left: no belief.")); return; }
+  const key = `${s.next.deal}:${s.next.index}`;
+  const asked = ++beliefAsked;
+  if (!beliefCache.has(key)) {
+    try {
+      beliefCache.set(key, await api("POST", "/api/beliefs", { record: replay.record, deal: s.next.deal, index: s.next.index }));
+    } catch (e) {
+      beliefCache.set(key, { error: e.message });
+    }
+  }
+  if (asked !== beliefAsked) return;
+  const b = beliefCache.get(key);
+  box.replaceChildren(b.error ? el("p", { class: "belief-error" }, `No belief: ${b.error}`) : beliefMap(b, s.names));
+}
+
+async function drawMyBeliefs() {
+  const box = $("play-beliefs");
+  box.hidden = !$("my-beliefs").checked || !gameId;
+  if (box.hidden) return;
+  const asked = ++beliefAsked;
+  try {
+    const b = await api("GET", `/api/games/${gameId}/beliefs`);
+    if (asked === beliefAsked) box.replaceChildren(beliefMap(b, playNames));
+  } catch (e) {
+    if (asked === beliefAsked) box.replaceChildren(el("p", { class: "belief-error" }, `No belief: ${e.message}`));
+  }
+}
+
 async function runAnalysis() {
   if (!replay) return;
   const button = $("analyse");
@@ -457,6 +558,7 @@ async function init() {
   });
   $("analyse").addEventListener("click", runAnalysis);
   $("resign").addEventListener("click", resign);
+  $("my-beliefs").addEventListener("change", drawMyBeliefs);
   $("hint").hidden = localStorage.getItem("imperiale-visited") === "1";
   $("hint-close").addEventListener("click", () => { localStorage.setItem("imperiale-visited", "1"); $("hint").hidden = true; });
   $("first").addEventListener("click", () => { at = 0; drawReplay(); });
