@@ -265,3 +265,24 @@ def test_beliefs_without_a_model_for_the_rules_say_what_to_pass(tmp_path, capsys
     made.write_bytes(belief_archive_bytes(layers, "relu", Game("foster").rules.to_dict(), {}))
     assert main(["analyse", str(path), "--belief", str(made), "--samples", "1", "--horizon", "1"]) == 0
     assert "belief (player" in capsys.readouterr().out
+
+
+def test_three_players_believe_over_both_other_hands(tmp_path):
+    from imperiale_agents.belief import belief_archive_bytes, read_belief
+    from imperiale_env.core.observation import FEATURES
+
+    rules = Game("academie3").rules
+    rng = np.random.default_rng(0)
+    layers = [(rng.normal(0, 0.2, (16, FEATURES.size)), rng.normal(0, 0.2, 16)),
+              (rng.normal(0, 0.5, (108, 16)), np.zeros(108))]
+    path = tmp_path / "academie3-belief.npz"
+    path.write_bytes(belief_archive_bytes(layers, "relu", rules.to_dict(), {}))
+    record = one_deal_record(heuristic_deal("academie3", 5, stop_tricks_left=10).game)
+    analysis = analyse_record(record, samples=1, horizon=1, belief=read_belief(path))
+    decisions = analysis["deals"][0]["decisions"]
+    for dec in decisions:
+        belief, me = dec["belief"], dec["player"]
+        assert [p["seat"] for p in belief["places"]] == [(me + 1) % 3, (me + 2) % 3]  # no talon with three
+        assert len(belief["cards"]) + len(belief["known"]) == 36
+        assert all(sum(p) == pytest.approx(1.0, abs=1e-3) and len(p) == 2 for p in belief["cards"].values())
+    assert f"belief (player {(decisions[0]['player'] + 1) % 3} / player" in report_text(analysis)
