@@ -134,3 +134,11 @@ def test_regeneration_refuses_an_unknown_name_before_running(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "no notebook '05_missing'" in err and "there are: t" in err
     assert code_cells(nbformat.read(tmp_path / "t.ipynb", as_version=4))[0].execution_count is None
+
+
+def test_regeneration_says_when_the_kernel_dies(tmp_path, capsys):
+    path = _tiny_notebook(tmp_path, "import os\nos._exit(3)")
+    before = path.read_bytes()
+    assert regen.main(["--folder", str(tmp_path)]) == 1
+    assert "t.ipynb: the kernel died (killed, or out of memory); the file is left as it was" in capsys.readouterr().err
+    assert path.read_bytes() == before

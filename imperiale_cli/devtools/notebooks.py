@@ -66,6 +66,9 @@ def execute_in_place(path: Path, timeout: int = CELL_TIMEOUT_S) -> int:
         raise NotebookError(f"{path.name} failed; the file is left as it was:\n{exc}") from None
     except nbclient.exceptions.CellTimeoutError as exc:
         raise NotebookError(f"{path.name}: a cell ran past {timeout} s; the file is left as it was ({exc})") from None
+    except nbclient.exceptions.DeadKernelError:
+        raise NotebookError(f"{path.name}: the kernel died (killed, or out of memory); the file is left as it "
+                            "was") from None
     nbformat.validate(nb)
     write_atomic(path, nbformat.writes(nb) + "\n", what="notebook")
     return sum(cell.cell_type == "code" for cell in nb.cells)
