@@ -45,13 +45,21 @@ class PolicyNet:
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(B, actions)`` float32 logits of the observations ``obs`` ``(B, OBS_SIZE)``, illegal actions
         at :data:`MASK_VALUE`."""
-        x = FEATURES.expand(np.asarray(obs).reshape(-1, OBS_SIZE))
-        last = len(self.layers) - 1
-        for i, (weight, bias) in enumerate(self.layers):
-            x = x @ weight.T + bias
-            if i < last:
-                x = np.maximum(x, 0.0) if self.activation == "relu" else np.tanh(x)
+        x = forward(self.layers, self.activation, obs)
         return np.where(np.asarray(mask, dtype=bool), x, np.float32(MASK_VALUE)).astype(np.float32, copy=False)
+
+
+def forward(layers: tuple[tuple[np.ndarray, np.ndarray], ...], activation: str, obs: np.ndarray) -> np.ndarray:
+    """The outputs of the layers ``(weight (out, in), bias (out,))`` on the observations ``obs``
+    ``(B, OBS_SIZE)`` expanded into features, ``activation`` between layers: the forward pass of the
+    policies and of the belief model alike."""
+    x = FEATURES.expand(np.asarray(obs).reshape(-1, OBS_SIZE))
+    last = len(layers) - 1
+    for i, (weight, bias) in enumerate(layers):
+        x = x @ weight.T + bias
+        if i < last:
+            x = np.maximum(x, 0.0) if activation == "relu" else np.tanh(x)
+    return x
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
