@@ -33,6 +33,7 @@ import numpy as np
 from open_spiel.python.algorithms import ismcts, mcts
 
 from imperiale_agents.pimc import sample_worlds
+from imperiale_agents.pool import LazyPool
 from imperiale_agents.view import View, decode
 from imperiale_env import openspiel as ios
 from imperiale_env.core import actions as act
@@ -209,22 +210,14 @@ class ISMCTSAgent:
         self.simulations = int(simulations)
         self.workers = int(workers)
         self.name = f"ismcts:{self.simulations}"
-        self._pool = None
+        self._searches = LazyPool(self.workers, "ismcts searches")
 
     def reset(self) -> None:
         """Nothing to forget: every decision rebuilds the deal from its observation."""
 
     def close(self) -> None:
         """Stop the worker processes."""
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
-
-    def __del__(self):  # pragma: no cover - best effort
-        try:
-            self.close()
-        except Exception:
-            pass
+        self._searches.close()
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         obs, mask = np.atleast_2d(obs), np.atleast_2d(np.asarray(mask, dtype=bool))
@@ -232,13 +225,6 @@ class ISMCTSAgent:
         out = mask.argmax(axis=1).astype(np.int64)
         rows = np.flatnonzero(mask.sum(axis=1) > 1)
         jobs = [(self.rules, obs[r], mask[r], self.simulations, int(seeds[r])) for r in rows]
-        if self.workers > 1 and len(jobs) > 1:
-            if self._pool is None:
-                from imperiale_agents.pool import WorkerPool
-
-                self._pool = WorkerPool(self.workers, "ismcts searches")
-            chosen = self._pool.map(search_row, jobs)
-        else:
-            chosen = [search_row(job) for job in jobs]
+        chosen = self._searches.map(search_row, jobs)
         out[rows] = np.asarray(chosen, dtype=np.int64)
         return out

@@ -54,6 +54,7 @@ import numpy as np
 from imperiale_agents import declaration_search, inference
 from imperiale_agents.compiled_solver import CompiledSolver
 from imperiale_agents.heuristic import HeuristicAgent, play_scores
+from imperiale_agents.pool import LazyPool
 from imperiale_agents.solver import Solver
 from imperiale_agents.view import CARD_SUIT, POINT_VALUE, SUIT_ONEHOT, View, deck_mask, decode
 from imperiale_env.core.cards import NUM_CARDS
@@ -417,22 +418,14 @@ class PIMCAgent:
                      + (":search" if declarations == "search" else "") + (":infer" if infer is not None else "")
                      + (":voids" if knowledge == "voids" else "") + (":belief" if belief is not None else ""))
         self.heuristic = HeuristicAgent(self.rules)
-        self._pool = None
+        self._searches = LazyPool(self.workers, "pimc searches")
 
     def reset(self) -> None:
         """Nothing to forget: every decision reads the deal from its observation."""
 
     def close(self) -> None:
         """Stop the worker processes (at once: work still queued after a Ctrl-C is dropped)."""
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
-
-    def __del__(self):  # pragma: no cover - best effort
-        try:
-            self.close()
-        except Exception:
-            pass
+        self._searches.close()
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         mask = np.asarray(mask, dtype=bool)
@@ -471,14 +464,7 @@ class PIMCAgent:
             else:
                 worlds = None
             jobs.append((row, mask[r], pref[k], self.rules, self.samples, int(s), self.solver, self.threads, worlds))
-        if self.workers > 1 and len(jobs) > 1:
-            if self._pool is None:
-                from imperiale_agents.pool import WorkerPool
-
-                self._pool = WorkerPool(self.workers, "pimc searches")
-            chosen = self._pool.map(solve_row, jobs, chunksize=max(1, len(jobs) // (4 * self.workers)))
-        else:
-            chosen = [solve_row(j) for j in jobs]
+        chosen = self._searches.map(solve_row, jobs, chunksize=max(1, len(jobs) // (4 * self.workers)))
         out[rows] = np.asarray(chosen, dtype=np.int64)
         return out
 

@@ -83,6 +83,35 @@ class WorkerPool:
         self.close()
 
 
+class LazyPool:
+    """Searches on ``workers`` processes, started at the first batch of two or more (one worker, or
+    one search: they run here, and no process is ever started); :meth:`close` stops them."""
+
+    def __init__(self, workers: int, what: str):
+        self.workers, self.what = workers, what
+        self._pool: WorkerPool | None = None
+
+    def map(self, fn: Callable[[Any], Any], jobs: list[Any], chunksize: int = 1) -> list[Any]:
+        """``[fn(job) for job in jobs]``, across the workers when there are several of each."""
+        if self.workers <= 1 or len(jobs) <= 1:
+            return [fn(job) for job in jobs]
+        if self._pool is None:
+            self._pool = WorkerPool(self.workers, self.what)
+        return self._pool.map(fn, jobs, chunksize=chunksize)
+
+    def close(self) -> None:
+        """Stop the worker processes, if any were started."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def __del__(self):  # pragma: no cover - best effort
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 """A batch scheduler's end of a job, and a closed terminal: treated as Ctrl-C by the commands that write."""
 

@@ -30,6 +30,7 @@ import torch
 from torch import nn
 
 from imperiale_agents.driver import Turn, drive
+from imperiale_agents.pool import LazyPool
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
@@ -104,23 +105,16 @@ class SearchPool:
 
     def __init__(self, workers: int):
         self.workers = workers
-        self._pool = None
-        if workers > 1:  # the agents' pool: spawn-safe, and a killed worker is an error, never a hang
-            from imperiale_agents.pool import WorkerPool
-
-            self._pool = WorkerPool(workers, "the imitation's pimc searches")
+        # The agents' pool: spawn-safe, and a killed worker is an error, never a hang.
+        self._searches = LazyPool(workers, "the imitation's pimc searches")
 
     def map(self, jobs: list) -> list:
         from imperiale_agents.pimc import search_row
 
-        if self._pool is None or len(jobs) < 2:
-            return [search_row(j) for j in jobs]
-        return self._pool.map(search_row, jobs, chunksize=max(1, len(jobs) // (4 * self.workers)))
+        return self._searches.map(search_row, jobs, chunksize=max(1, len(jobs) // (4 * self.workers)))
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        self._searches.close()
 
     def __enter__(self) -> SearchPool:
         return self
