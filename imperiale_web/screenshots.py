@@ -8,11 +8,14 @@ depth, its value chart) and ``web_beliefs.png`` (the belief model's heat map at 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from werkzeug.serving import make_server
 
@@ -78,24 +81,33 @@ def _shots(page, url: str, records: Path, docs: Path) -> None:
     page.locator("#beliefs").screenshot(path=str(docs / "web_beliefs.png"))
 
 
-def main(argv: list[str] | None = None) -> int:
+@contextlib.contextmanager
+def served_page(records: str | Path) -> Iterator[tuple[Any, str]]:
+    """A page of the system's Chromium (1280 x 900) and the address of a table serving ``records``
+    on a free localhost port; both stopped on the way out."""
     from playwright.sync_api import sync_playwright
 
+    httpd = make_server("127.0.0.1", 0, create_app(records), threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(20_000)
+            try:
+                yield page, f"http://127.0.0.1:{httpd.server_port}"
+            finally:
+                browser.close()
+    finally:
+        httpd.shutdown()
+
+
+def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     docs = Path(args[0]) if args else DOCS
     docs.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="imperiale-shots-") as tmp:
-        httpd = make_server("127.0.0.1", 0, create_app(tmp), threaded=True)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.set_default_timeout(20_000)
-                _shots(page, f"http://127.0.0.1:{httpd.server_port}", Path(tmp), docs)
-                browser.close()
-        finally:
-            httpd.shutdown()
+    with tempfile.TemporaryDirectory(prefix="imperiale-shots-") as tmp, served_page(tmp) as (page, url):
+        _shots(page, url, Path(tmp), docs)
     print(f"imperiale: web_hint.png, web_table.png, web_analysis.png, web_beliefs.png written to {docs}")
     return 0
 

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
-from werkzeug.serving import make_server
+from playwright.sync_api import expect
 
 from imperiale_agents.belief_view import decision_belief
 from imperiale_env.reference.observe import observe
 from imperiale_web.app import create_app
+from imperiale_web.screenshots import served_page
 from imperiale_web.table import Table
-from tests.test_web_e2e import ARGS, CHROMIUM
 
 
 def _finished(client, seed: int, preset: str = "academie") -> dict:
@@ -86,50 +84,41 @@ def test_the_replay_shows_the_heat_map_with_its_legend(tmp_path):
     record = _finished(create_app(tmp_path).test_client(), 31)
     path = tmp_path / "deal.json"
     path.write_text(json.dumps(record))
-    httpd = make_server("127.0.0.1", 0, create_app(tmp_path), threaded=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.set_default_timeout(20_000)
-            page.goto(f"http://127.0.0.1:{httpd.server_port}")
-            page.click("#tab-replay")
-            page.set_input_files("#record-file", str(path))
-            expect(page.locator("#belief-map")).to_be_visible()
-            for _ in range(8):
-                with page.expect_response(re.compile(r"/api/beliefs$")):
-                    page.click("#forward")
-            acting = record["deals"][0]["actions"][8]["player"]
-            expect(page.locator("#belief-map")).to_have_attribute("data-player", str(acting))
-            assert page.locator(".belief-grid").count() == 2  # the other hand and the talon
-            assert page.locator(".belief-grid caption").all_inner_texts() == [f"Player {1 - acting}'s hand",
-                                                                              "the talon"]
-            assert page.locator(".belief-grid .belief-cell").count() == 2 * 36
-            legend = page.locator("#belief-legend")
-            expect(legend).to_be_visible()
-            words = legend.inner_text()
-            assert "0%" in words and "100%" in words and "in the hand" in words
-            hand = record["deals"][0]["hands"][acting]
-            for code in hand:  # his own cards are grey, saying why
-                cell = page.locator(f'.belief-grid[data-place="talon"] [data-card="{code}"]')
-                assert cell.get_attribute("data-known") in ("in the hand", "played", "shown")
-            unseen = page.locator('.belief-grid[data-place="talon"] .belief-cell:not(.known)')
-            assert unseen.count() > 0
-            colours = {unseen.nth(i).evaluate("e => getComputedStyle(e).backgroundColor")
-                       for i in range(unseen.count())}
-            assert len(colours) > 1  # coloured by probability
-            assert not page.locator("#message").is_visible()
-            # At the table, the person may show his own belief: the bot's hand and the talon.
-            page.click("#tab-play")
-            page.fill("#opponent", "heuristic")
-            page.click("#start")
-            with page.expect_response(re.compile(r"/beliefs$")):
-                page.check("#my-beliefs")
-            expect(page.locator("#play-beliefs #belief-map")).to_have_attribute("data-player", "0")
-            assert page.locator("#play-beliefs .belief-grid caption").all_inner_texts() == ["heuristic's hand",
-                                                                                            "the talon"]
-            expect(page.locator("#play-beliefs #belief-legend")).to_be_visible()
-            browser.close()
-    finally:
-        httpd.shutdown()
+    with served_page(tmp_path) as (page, url):
+        page.goto(url)
+        page.click("#tab-replay")
+        page.set_input_files("#record-file", str(path))
+        expect(page.locator("#belief-map")).to_be_visible()
+        for _ in range(8):
+            with page.expect_response(re.compile(r"/api/beliefs$")):
+                page.click("#forward")
+        acting = record["deals"][0]["actions"][8]["player"]
+        expect(page.locator("#belief-map")).to_have_attribute("data-player", str(acting))
+        assert page.locator(".belief-grid").count() == 2  # the other hand and the talon
+        assert page.locator(".belief-grid caption").all_inner_texts() == [f"Player {1 - acting}'s hand",
+                                                                          "the talon"]
+        assert page.locator(".belief-grid .belief-cell").count() == 2 * 36
+        legend = page.locator("#belief-legend")
+        expect(legend).to_be_visible()
+        words = legend.inner_text()
+        assert "0%" in words and "100%" in words and "in the hand" in words
+        hand = record["deals"][0]["hands"][acting]
+        for code in hand:  # his own cards are grey, saying why
+            cell = page.locator(f'.belief-grid[data-place="talon"] [data-card="{code}"]')
+            assert cell.get_attribute("data-known") in ("in the hand", "played", "shown")
+        unseen = page.locator('.belief-grid[data-place="talon"] .belief-cell:not(.known)')
+        assert unseen.count() > 0
+        colours = {unseen.nth(i).evaluate("e => getComputedStyle(e).backgroundColor")
+                   for i in range(unseen.count())}
+        assert len(colours) > 1  # coloured by probability
+        assert not page.locator("#message").is_visible()
+        # At the table, the person may show his own belief: the bot's hand and the talon.
+        page.click("#tab-play")
+        page.fill("#opponent", "heuristic")
+        page.click("#start")
+        with page.expect_response(re.compile(r"/beliefs$")):
+            page.check("#my-beliefs")
+        expect(page.locator("#play-beliefs #belief-map")).to_have_attribute("data-player", "0")
+        assert page.locator("#play-beliefs .belief-grid caption").all_inner_texts() == ["heuristic's hand",
+                                                                                        "the talon"]
+        expect(page.locator("#play-beliefs #belief-legend")).to_be_visible()
