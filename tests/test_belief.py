@@ -234,3 +234,15 @@ def test_command_writes_a_readable_file_and_a_plot(tmp_path, capsys):
     assert cal["decisions"] == 6 and cal["belief_log_loss"] > 0 and cal["uniform_log_loss"] > 0
     assert plot.read_bytes()[:4] == b"\x89PNG"
     assert "wrote" in capsys.readouterr().out
+
+
+def test_an_existing_file_is_kept_unless_overwrite(tmp_path, capsys):
+    out = tmp_path / "mine.npz"
+    out.write_bytes(b"a file of the user's")
+    argv = ["--deals", "12", "--held-out", "4", "--epochs", "1", "--hidden", "16", "--policy", "heuristic",
+            "--calibration-decisions", "0", "--out", str(out), "--no-progress", "--seed", "2"]
+    assert tb.main(argv) == 2
+    assert "exists; pass --overwrite" in capsys.readouterr().err
+    assert out.read_bytes() == b"a file of the user's"
+    assert tb.main([*argv, "--overwrite"]) == 0
+    assert read_belief(out).meta["format"] == "imperiale-belief"

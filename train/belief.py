@@ -326,6 +326,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     p.add_argument("--out", default="belief.npz", help="the belief file written (default belief.npz)")
     p.add_argument("--plot", default=None, help="reliability plot (.png) to write (default: none)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out and --plot if they exist")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     return p
 
@@ -358,6 +359,8 @@ def _check(args: argparse.Namespace) -> tuple[Rules, tuple[int, ...], object]:
             raise ValueError(f"{flag} must name a {suffix} file, got {path!r}")
         if not Path(path).resolve().parent.is_dir():
             raise ValueError(f"{flag}: the folder of {path!r} does not exist")
+        if Path(path).exists() and not args.overwrite:
+            raise ValueError(f"{flag}: {path!r} exists; pass --overwrite to replace it, or name another file")
     try:
         agent = make_agent(args.policy, rules)
     except AgentError as exc:
