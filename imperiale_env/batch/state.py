@@ -28,7 +28,10 @@ GAME, DEAL = "game", "deal"
 QUESTION, POINT, PLAY, NONE = 0, 1, 2, 3
 #: Decisions kept per deal (at most 82: 3 x 14 questions, the turned card, 3 points, 36 cards).
 HISTORY_LEN = 128
-STATE_VERSION = 2
+#: Version of :meth:`BatchState.to_dict`.  3: the small numbers (seats, cards, stages, counts, scores) held
+#: as int8 / int16, so that a game's state is a few hundred bytes and a batch of thousands stays in the
+#: cache; version 2 held them as int64, and is refused (its arrays are not this engine's).
+STATE_VERSION = 3
 
 
 def _array(scope: str, dtype: type, shape: tuple[str, ...] = (), fill: Any = 0) -> Any:
@@ -52,65 +55,65 @@ class BatchState:
     # The game.
     seed: np.ndarray = game(np.uint64)
     game_id: np.ndarray = game(np.int64)
-    imperiales: np.ndarray = game(np.int64, ("P",))
-    points: np.ndarray = game(np.int64, ("P",))
-    start_imperiales: np.ndarray = game(np.int64, ("P",))
-    start_points: np.ndarray = game(np.int64, ("P",))
+    imperiales: np.ndarray = game(np.int16, ("P",))
+    points: np.ndarray = game(np.int16, ("P",))
+    start_imperiales: np.ndarray = game(np.int16, ("P",))
+    start_points: np.ndarray = game(np.int16, ("P",))
     #: The score a restarted game starts from (what :meth:`BatchGame.reset` was given).
-    restart_dealer: np.ndarray = game(np.int64, fill=-1)
-    restart_imperiales: np.ndarray = game(np.int64, ("P",))
-    restart_points: np.ndarray = game(np.int64, ("P",))
+    restart_dealer: np.ndarray = game(np.int8, fill=-1)
+    restart_imperiales: np.ndarray = game(np.int16, ("P",))
+    restart_points: np.ndarray = game(np.int16, ("P",))
     value_at_start: np.ndarray = game(np.float64, ("P",))
-    dealer: np.ndarray = game(np.int64)
-    start_dealer: np.ndarray = game(np.int64)
-    deal_index: np.ndarray = game(np.int64)
-    stage: np.ndarray = game(np.int64)
+    dealer: np.ndarray = game(np.int8)
+    start_dealer: np.ndarray = game(np.int8)
+    deal_index: np.ndarray = game(np.int32)
+    stage: np.ndarray = game(np.int8)
     over: np.ndarray = game(np.bool_)
-    winner: np.ndarray = game(np.int64, fill=-1)
-    final_imperiales: np.ndarray = game(np.int64, ("P",))
-    final_points: np.ndarray = game(np.int64, ("P",))
-    current_player: np.ndarray = game(np.int64)
-    last_player: np.ndarray = game(np.int64)  # who made each game's last move
-    kind: np.ndarray = game(np.int64, fill=NONE)
+    winner: np.ndarray = game(np.int8, fill=-1)
+    final_imperiales: np.ndarray = game(np.int16, ("P",))
+    final_points: np.ndarray = game(np.int16, ("P",))
+    current_player: np.ndarray = game(np.int8)
+    last_player: np.ndarray = game(np.int8)  # who made each game's last move
+    kind: np.ndarray = game(np.int8, fill=NONE)
     # Read up to history_len (reset per deal), so the rows themselves need no clearing.
-    history_actions: np.ndarray = game(np.int64, ("H",), fill=-1)
-    history_players: np.ndarray = game(np.int64, ("H",), fill=-1)
+    history_actions: np.ndarray = game(np.int8, ("H",), fill=-1)
+    history_players: np.ndarray = game(np.int8, ("H",), fill=-1)
 
     # The deal.
-    history_len: np.ndarray = deal(np.int64)
-    order: np.ndarray = deal(np.int64, ("C",))
+    history_len: np.ndarray = deal(np.int16)
+    order: np.ndarray = deal(np.int8, ("C",))
     dealt: np.ndarray = deal(np.uint64, ("P",))
     hands: np.ndarray = deal(np.uint64, ("P",))
     captured: np.ndarray = deal(np.uint64, ("P",))
     played: np.ndarray = deal(np.uint64, ("P",))
     revealed: np.ndarray = deal(np.uint64, ("P",))
-    voids: np.ndarray = deal(np.int64, ("P",))  # bit s: known to lack suit s
+    voids: np.ndarray = deal(np.int8, ("P",))  # bit s: known to lack suit s
     # The order of play, for the observation: each card's trick (1-12, 0 not played) and player,
     # each trick's leader, and the cards each player's plays prove it does not hold.
     played_in: np.ndarray = deal(np.uint8, ("D",))
     played_by: np.ndarray = deal(np.int8, ("D",), fill=-1)
     leaders: np.ndarray = deal(np.int8, ("T",), fill=-1)
     not_held: np.ndarray = deal(np.uint64, ("P",))
-    turned: np.ndarray = deal(np.int64)
-    trump: np.ndarray = deal(np.int64)
-    items: np.ndarray = deal(np.int64, ("P",))  # in-hand item slots each hand may show
-    pending: np.ndarray = deal(np.int64, ("P",))  # ... not yet asked
-    shown: np.ndarray = deal(np.int64, ("P",))  # ... shown
+    turned: np.ndarray = deal(np.int8)
+    trump: np.ndarray = deal(np.int8)
+    items: np.ndarray = deal(np.int16, ("P",))  # in-hand item slots each hand may show
+    pending: np.ndarray = deal(np.int16, ("P",))  # ... not yet asked
+    shown: np.ndarray = deal(np.int16, ("P",))  # ... shown
     turned_eligible: np.ndarray = deal(np.bool_)
     turned_shown: np.ndarray = deal(np.bool_)
     turned_asked: np.ndarray = deal(np.bool_)
     turned_honour_scored: np.ndarray = deal(np.bool_)
-    point_suit: np.ndarray = deal(np.int64, ("P",), fill=-1)
-    point_count: np.ndarray = deal(np.int64, ("P",))
-    point_value: np.ndarray = deal(np.int64, ("P",))
+    point_suit: np.ndarray = deal(np.int8, ("P",), fill=-1)
+    point_count: np.ndarray = deal(np.int8, ("P",))
+    point_value: np.ndarray = deal(np.int16, ("P",))
     point_answered: np.ndarray = deal(np.bool_, ("P",))
-    tricks: np.ndarray = deal(np.int64, ("P",))
-    tricks_played: np.ndarray = deal(np.int64)
-    trick_cards: np.ndarray = deal(np.int64, ("P",), fill=-1)
-    trick_len: np.ndarray = deal(np.int64)
-    leader: np.ndarray = deal(np.int64)
-    win_card: np.ndarray = deal(np.int64)
-    win_player: np.ndarray = deal(np.int64)
+    tricks: np.ndarray = deal(np.int8, ("P",))
+    tricks_played: np.ndarray = deal(np.int8)
+    trick_cards: np.ndarray = deal(np.int8, ("P",), fill=-1)
+    trick_len: np.ndarray = deal(np.int8)
+    leader: np.ndarray = deal(np.int8)
+    win_card: np.ndarray = deal(np.int8)
+    win_player: np.ndarray = deal(np.int8)
 
     @classmethod
     def allocate(cls, num_games: int, players: int, pack: int) -> BatchState:
@@ -146,7 +149,9 @@ class BatchState:
         """Inverse of :meth:`to_dict`; every field must be there with the expected shape and dtype."""
         if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
             got = data.get("version") if isinstance(data, dict) else type(data).__name__
-            raise ValueError(f"batch state version {got!r} is not supported (expected {STATE_VERSION})")
+            why = (" (written by an older engine, whose fields had other dtypes: start the games anew)"
+                   if isinstance(got, int) and 0 < got < STATE_VERSION else "")
+            raise ValueError(f"batch state version {got!r} is not supported (expected {STATE_VERSION}){why}")
         empty = cls.allocate(num_games, players, pack)
         missing = [f.name for f in fields(cls) if f.name not in data]
         unknown = sorted(set(data) - {f.name for f in fields(cls)} - {"version"})
