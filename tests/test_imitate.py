@@ -180,3 +180,64 @@ def test_resume_needs_the_labels_and_a_new_run_keeps_old_ones(tmp_path):
         train(make_config(None, {**TINY, "run_dir": str(fresh)}))
     with pytest.raises(ConfigError, match="imitation_temperature"):
         make_config(None, ["imitation_temperature=-1"])
+
+
+def test_double_dummy_labels_are_the_true_deals_values_on_pimcs_deals():
+    """``double_dummy``: the same deals and choices as pimc's labels (pimc still plays), each card
+    valued in the true deal; checked against the pure-Python solver on the hands the perfect critic
+    keeps (another path to the same deal), late in the deal where that solver is quick."""
+    from imperiale_agents.pimc import position, world_values
+    from imperiale_agents.view import decode
+
+    rules = make_rules("academie")
+    with SearchPool(1) as pool:
+        pimc = label_deals(rules, 2, np.random.default_rng(4), pool, samples=2, perfect=True)
+        dd = label_deals(rules, 2, np.random.default_rng(4), pool, samples=2, perfect=True, double_dummy=True)
+    for name in ("obs", "mask", "hidden", "action", "ret"):
+        assert np.array_equal(getattr(pimc, name), getattr(dd, name)), name
+    searched = ~np.isnan(dd.values).all(axis=1)
+    assert np.array_equal(searched, ~np.isnan(pimc.values).all(axis=1))
+    assert not np.allclose(dd.values[searched], pimc.values[searched], equal_nan=True)
+    v = decode(dd.obs)
+    late = np.flatnonzero(searched & (v.tricks_played >= 8))
+    assert len(late) >= 4
+    for r in late:
+        world = np.zeros((1, 3, NUM_CARDS), dtype=bool)
+        world[0, 0] = v.hand[r]
+        world[0, 1:] = dd.hidden[r].reshape(2, NUM_CARDS) > 0
+        row = decode(dd.obs[r : r + 1])
+        exact = world_values(world, rules, int(row.trump[0]), position(row, 0, rules), solver="python")[0]
+        assert np.array_equal(exact, dd.values[r], equal_nan=True)
+
+
+def test_an_unknown_label_kind_is_refused_with_the_allowed_ones():
+    with pytest.raises(ConfigError, match="imitation_labels.*pimc, dd"):
+        make_config(None, ["imitation_labels=exact"])
+
+
+def test_another_player_at_the_cards_is_labelled_with_the_true_deals_values():
+    """``player``: the champion plays the cards, each card valued by one exact solve of the true deal
+    (the best of which is not always the champion's card); pimc's labels are refused with it."""
+    from imperiale_agents.base import make_agent
+
+    rules = make_rules("academie")
+    champion = make_agent("champion", rules)
+    with SearchPool(1) as pool:
+        with pytest.raises(ValueError, match="double_dummy"):
+            label_deals(rules, 1, np.random.default_rng(0), pool, samples=2, player=champion)
+        a = label_deals(rules, 3, np.random.default_rng(6), pool, samples=2, player=champion, double_dummy=True)
+        b = label_deals(rules, 3, np.random.default_rng(6), pool, samples=2, player=champion, double_dummy=True)
+    searched = ~np.isnan(a.values).all(axis=1)
+    assert searched.sum() > 20
+    assert np.array_equal(a.values, b.values, equal_nan=True) and np.array_equal(a.action, b.action)
+    assert np.array_equal(champion.act(a.obs[searched], a.mask[searched]), a.action[searched])
+    best = a.values[searched, a.action[searched]] == np.nanmax(a.values[searched], axis=1)
+    assert best.any() and not best.all()
+
+
+def test_a_player_other_than_pimc_needs_double_dummy_labels():
+    with pytest.raises(ConfigError, match="imitation_labels"):
+        make_config(None, ["imitation_player=champion"])
+    with pytest.raises(ConfigError, match="imitation_player"):
+        make_config(None, ["imitation_player=human", "imitation_labels=dd"])
+    assert make_config(None, ["imitation_player=champion", "imitation_labels=dd"]).imitation_player == "champion"

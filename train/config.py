@@ -25,6 +25,9 @@ class ConfigError(ValueError):
 CRITICS = ("plain", "perfect")
 DEVICES = ("cpu", "cuda", "auto")
 ACTIVATIONS = ("relu", "tanh")
+#: What labels a card in the imitation: pimc's mean values over its sampled worlds, or the
+#: double-dummy values of the true deal (one exact solve; what pimc would compute knowing the hands).
+IMITATION_LABELS = ("pimc", "dd")
 
 
 def _key(default: Any, meaning: str, low: float | None = None, high: float | None = None, *,
@@ -72,6 +75,10 @@ class TrainConfig:
     imitation_lr: float = _key(1e-3, "Adam learning rate of the imitation", 0.0, 1.0, open_low=True)
     imitation_temperature: float = _key(1.0, "target softmax(card value / T) over pimc's mean card values (points); "
                                         "0: pimc's card alone", 0.0, 1000.0)
+    imitation_labels: str = _key("pimc", "card values the policy imitates: pimc (the mean over pimc's sampled "
+                                 "worlds) or dd (the double-dummy values of the true deal; pimc still plays)")
+    imitation_player: str = _key("pimc", "who plays the cards of the labelled deals: pimc (pimc:imitation_samples) "
+                                 "or an agent spec such as champion (with imitation_labels=dd: one exact solve a card)")
     imitation_infer: bool = _key(False, "label with pimc:N:infer: worlds weighed by how likely the shipped champion "
                                  "finds the opponent's plays (two-player presets with a champion)")
     imitation_workers: int = _key(0, "processes solving the labels; 0: every core this process may use (same labels "
@@ -148,6 +155,11 @@ class TrainConfig:
         need(self.device in DEVICES, "device", ", ".join(DEVICES))
         need(self.critic in CRITICS, "critic", ", ".join(CRITICS))
         need(self.activation in ACTIVATIONS, "activation", ", ".join(ACTIVATIONS))
+        need(self.imitation_labels in IMITATION_LABELS, "imitation_labels", ", ".join(IMITATION_LABELS))
+        need(self.imitation_player == "pimc" or _agent_spec(self.imitation_player), "imitation_player",
+             "pimc, or an agent spec, any kind but human: " + _opponent_forms())
+        need(self.imitation_player == "pimc" or self.imitation_labels == "dd", "imitation_labels",
+             f"dd with imitation_player={self.imitation_player} (pimc's labels come from pimc playing the cards)")
         need(bool(self.run_dir.strip()), "run_dir", "a folder path (not empty)")
         need(1 <= len(self.hidden) <= 16, "hidden", "1 to 16 comma-separated layer widths")
         need(self.rollout_workers == 0 or self.num_envs % self.rollout_workers == 0, "rollout_workers",

@@ -125,15 +125,19 @@ class SearchPool:
 
 def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: SearchPool, *, samples: int,
                 single_deal: bool = True, perfect: bool = False, reward_scale: float = 1.0, infer=None,
-                bar=None) -> Labels:
+                bar=None, double_dummy: bool = False, player=None) -> Labels:
     """Play ``games`` games (deals with ``single_deal``) side by side, ``pimc:samples`` at the cards
     and the heuristic at the declarations, and label every decision that had a choice (the module
     docstring says how).  ``infer``: an opponent model; then the searches are ``pimc:samples:infer``'s,
     on worlds weighed by the model's likelihood of the opponent's plays (:mod:`imperiale_agents.inference`).
+    ``double_dummy``: the card values kept are those of the true deal, solved exactly, instead of
+    pimc's means (pimc still plays, so the deals are the same as without it).
     ``bar``: a progress bar advanced by one per game that ends."""
     bg = BatchGame(rules, games, single_deal=single_deal)
     bg.reset(int(rng.integers(2**63)))
-    labeller = _Labeller(bg, rng, pool, samples, perfect, infer, bar)
+    if player is not None and not double_dummy:
+        raise ValueError("another player than pimc needs double_dummy labels: pimc's labels are pimc's play")
+    labeller = _Labeller(bg, rng, pool, samples, perfect, infer, bar, double_dummy, player)
     drive(bg, labeller.choose, record=labeller.record, settle=labeller.settle)
     if not labeller.parts:
         return Labels.empty(perfect)
@@ -148,18 +152,20 @@ class _Labeller:
     each game's rewards when it ends."""
 
     def __init__(self, bg: BatchGame, rng: np.random.Generator, pool: SearchPool, samples: int, perfect: bool,
-                 infer, bar):
+                 infer, bar, double_dummy: bool = False, player=None):
         from imperiale_agents.heuristic import HeuristicAgent
 
         self.bg, self.rng, self.pool, self.samples, self.perfect, self.infer, self.bar = (
             bg, rng, pool, samples, perfect, infer, bar)
+        self.double_dummy, self.player = double_dummy, player
         self.heuristic = HeuristicAgent(bg.rules)
         self.rewards_of = np.zeros((bg.n, bg.players), dtype=np.float32)
         self.parts: list[tuple] = []  # per step: obs, mask, hidden, values, action, game, seat
         self.values = np.zeros((0, NUM_CARDS), dtype=np.float32)  # the step's card values, live games
 
     def choose(self, turn: Turn) -> np.ndarray:
-        """The heuristic's answers, and ``pimc``'s card where there is a card to choose (its values kept)."""
+        """The heuristic's answers, and the card of ``pimc`` (or of the player) where there is a card
+        to choose, its values kept (pimc's means, or the true deal's)."""
         from imperiale_agents.pimc import search_job, weighted_worlds
         from imperiale_agents.view import decode
 
@@ -170,13 +176,25 @@ class _Labeller:
         self.values = np.full((len(live), NUM_CARDS), np.nan, dtype=np.float32)
         v = decode(obs)
         cards = np.flatnonzero((v.phase == PLAY_PHASE) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
-        seeds = rng.integers(0, 2**63, size=len(cards))
-        jobs = [search_job(obs[r : r + 1], mask[r], rules, self.samples, int(s), worlds=None if self.infer is None
-                           else weighted_worlds(rules, obs[r], decode(obs[r : r + 1]), int(s), self.samples,
-                                                self.infer))
-                for r, s in zip(cards, seeds, strict=True)]
-        for r, (card, mean) in zip(cards, self.pool.map(jobs), strict=True):
-            action[r], self.values[r] = card, mean
+        jobs = []
+        if self.player is None:
+            seeds = rng.integers(0, 2**63, size=len(cards))
+            jobs = [search_job(obs[r : r + 1], mask[r], rules, self.samples, int(s), worlds=None if self.infer is None
+                               else weighted_worlds(rules, obs[r], decode(obs[r : r + 1]), int(s), self.samples,
+                                                    self.infer))
+                    for r, s in zip(cards, seeds, strict=True)]
+        if self.double_dummy:  # one job a card more: the true deal, solved exactly (draws nothing from rng)
+            jobs += [search_job(obs[r : r + 1], mask[r], rules, 1, 0, worlds=true_world(self.bg, live[r],
+                                                                                     int(turn.seat[live[r]])))
+                     for r in cards]
+        results = self.pool.map(jobs)
+        searched = results[: len(cards)] if self.player is None else None
+        if self.player is not None:
+            action[cards] = self.player.act(obs[cards], mask[cards], rng)
+        for k, r in enumerate(cards):
+            if searched is not None:
+                action[r] = searched[k][0]
+            self.values[r] = results[-len(cards) + k][1] if self.double_dummy else results[k][1]
         full = np.zeros(self.bg.n, dtype=np.int64)
         full[live] = action
         return full
@@ -199,6 +217,16 @@ class _Labeller:
         self.rewards_of[ended] = rewards[ended]
         if self.bar is not None and len(ended):
             self.bar.update(len(ended))
+
+
+def true_world(bg: BatchGame, game: int, seat: int) -> np.ndarray:
+    """The deal of game ``game`` as it stands, by seat relative to ``seat``: ``(1, 3, 36)`` bool,
+    the form of pimc's sampled worlds (the third row empty with two players)."""
+    world = np.zeros((1, 3, NUM_CARDS), dtype=bool)
+    for k in range(bg.players):
+        hand = int(bg.hands[game, (seat + k) % bg.players])
+        world[0, k] = [(hand >> c) & 1 for c in range(NUM_CARDS)]
+    return world
 
 
 def targets(labels: Labels, temperature: float) -> np.ndarray:

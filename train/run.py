@@ -455,11 +455,10 @@ class _Run:
         cfg = self.cfg
         if self.imitation_round >= cfg.imitation_rounds:
             return
-        infer = None
-        if cfg.imitation_infer:
-            from imperiale_agents.base import make_agent
+        from imperiale_agents.base import make_agent
 
-            infer = make_agent("champion", self.rules)
+        infer = make_agent("champion", self.rules) if cfg.imitation_infer else None
+        self.label_player = None if cfg.imitation_player == "pimc" else make_agent(cfg.imitation_player, self.rules)
         with _closing(SearchPool(worker_count(cfg.imitation_workers))) as search_pool:
             while self.imitation_round < cfg.imitation_rounds:
                 if stop_after is not None and self.done_here >= stop_after:
@@ -503,12 +502,13 @@ class _Run:
             from tqdm import tqdm
 
             round_bar = tqdm(total=cfg.imitation_games, unit="deal", dynamic_ncols=True,
-                             desc=f"imitation {self.imitation_round + 1}/{cfg.imitation_rounds}: pimc labels")
+                             desc=f"imitation {self.imitation_round + 1}/{cfg.imitation_rounds}: "
+                                  f"{'dd' if cfg.imitation_player != 'pimc' else cfg.imitation_labels} labels")
         try:
             return label_deals(self.rules, cfg.imitation_games, self.rng, search_pool,
                                samples=cfg.imitation_samples, single_deal=cfg.single_deal,
                                perfect=cfg.critic == "perfect", reward_scale=cfg.reward_scale, infer=infer,
-                               bar=round_bar)
+                               bar=round_bar, double_dummy=cfg.imitation_labels == "dd", player=self.label_player)
         finally:
             if round_bar is not None:
                 round_bar.close()
