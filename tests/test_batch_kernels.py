@@ -6,9 +6,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from numba import njit
 
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.kernels.mask_ops import card_count, lowest_card
 from imperiale_env.kernels.random_policy import random_legal_actions
 
 THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
@@ -83,3 +85,25 @@ def test_a_read_only_buffer_is_refused():
     out.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         game.observe(out=out)
+
+
+@njit
+def _compiled_counts(masks: np.ndarray, counts: np.ndarray, lowest: np.ndarray) -> None:
+    for k in range(masks.shape[0]):
+        counts[k] = card_count(masks[k])
+        lowest[k] = lowest_card(masks[k])
+
+
+def test_the_compiled_bit_counts_agree_with_the_plain_ones():
+    """Compiled callers get the processor's popcnt / tzcnt, Python the shifts and adds: the same numbers."""
+    rng = np.random.default_rng(4)
+    masks = np.concatenate([rng.integers(1, 2**63, 500, dtype=np.uint64) >> rng.integers(0, 63, 500).astype(np.uint64),
+                            np.uint64(1) << np.arange(64, dtype=np.uint64)])
+    masks = masks[masks != 0]
+    counts, lowest = np.empty(len(masks), np.int64), np.empty(len(masks), np.int64)
+    _compiled_counts(masks, counts, lowest)
+    for mask, count, low in zip(masks, counts, lowest, strict=True):
+        assert count == bin(int(mask)).count("1") == card_count(mask)
+        assert low == (int(mask) & -int(mask)).bit_length() - 1 == lowest_card(mask)
+    _compiled_counts(np.zeros(1, np.uint64), counts[:1], lowest[:1])
+    assert counts[0] == 0 and lowest[0] == 64  # an empty mask, as the plain version says
