@@ -460,8 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = add("eval", "play a duplicate round-robin tournament between agents", _cmd_eval)
     evaluate.add_argument(
         "--agents", default="random,heuristic", metavar="A,B,...",
-        help="comma-separated agent specs: random, heuristic, pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer], "
-        "neural:PATH, champion (default random,heuristic)",
+        help="comma-separated agent specs: random, heuristic, pimc, pimc:N, pimc:N:K, "
+        "pimc:N[:K][:search][:infer|:voids|:belief], ismcts, ismcts:N, neural:PATH, champion, module:Class, "
+        "file.py:Class (default random,heuristic)",
     )
     groups = _count(MIN_GROUPS, MAX_GROUPS, "the number of duplicate seed groups")
     evaluate.add_argument(
@@ -480,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="write results.json, results.md and matrix.png to DIR (files there are never replaced)")
     evaluate.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset")
     evaluate.add_argument("--workers", type=int, default=1, metavar="W",
-                          help="processes for pimc, 1 to 256 (default 1)")
+                          help="processes for pimc and ismcts, 1 to 256 (default 1)")
     evaluate.add_argument("--no-progress", action="store_true", help="no progress bar")
     evaluate.add_argument(
         "--ray", nargs="?", const="local", metavar="ADDRESS",
@@ -491,7 +492,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = add("play", "play a whole game against a bot in the terminal", _cmd_play)
     play.add_argument(
         "--opponent", default="heuristic", metavar="AGENT",
-        help="the bot, in every other seat: heuristic (default), random, pimc, pimc:N, neural:PATH, champion "
+        help="the bot, in every other seat: heuristic (default), random, pimc, pimc:N, ismcts:N, neural:PATH, champion "
         "(the trained policy shipped for the rules)",
     )
     play.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset (default academie)")

@@ -30,3 +30,19 @@ def test_replay_missing_file(capsys):
     assert captured.out == ""
     assert captured.err.startswith("imperiale replay: error:")
     assert path in captured.err
+
+
+def test_eval_help_names_every_agent_form(capsys):
+    """The help is written by hand (the CLI starts without importing the agents), so this keeps it
+    in step with the registry: every form an eval may name is listed."""
+    import pytest
+
+    from imperiale_agents.registry import KINDS
+
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for kind in KINDS.values():
+        if kind.name != "human":
+            for form in kind.form.split(", "):
+                assert form in text, form

@@ -152,8 +152,8 @@ def test_infer_spec_plays_legally_and_reproducibly():
     assert np.array_equal(*runs)  # the same games whatever the worker count
 
 
-@pytest.mark.parametrize("spec, words", [("pimc:4:infer:search", "pimc:N[:K][:search][:infer|:voids]"),
-                                         ("pimc:infer", "pimc:N[:K][:search][:infer|:voids]")])
+@pytest.mark.parametrize("spec, words", [("pimc:4:infer:search", "pimc:N[:K][:search][:infer|:voids|:belief]"),
+                                         ("pimc:infer", "pimc:N[:K][:search][:infer|:voids|:belief]")])
 def test_bad_infer_specs_say_what_is_allowed(spec, words):
     with pytest.raises(AgentError, match=words.replace("[", r"\[").replace("]", r"\]")):
         make_agent(spec, "academie")
