@@ -3,8 +3,10 @@ bytes a game, written into the caller's buffer (the layout is declared in
 :mod:`imperiale_env.core.observation`).
 
 A row is cleared, then only its non-zero entries are written: a card block is a walk over the
-set bits of a 36-bit mask (at most 12 cards in a hand, 36 played), so most of a row costs one
-store of its zero bytes.  The order of play comes from the arrays the card play keeps
+set bits of a 36-bit mask (at most 12 cards in a hand; ``tzcnt`` finds each), so most of a row
+costs one store of its zero bytes.  The order of play is copied card by card without a branch
+(36 bytes of the trick, 36 of the player), which is quicker than walking the cards played.
+The order of play comes from the arrays the card play keeps
 (``played_in``, ``played_by``, ``leaders``, ``not_held``: :func:`~imperiale_env.batch.card_play_kernels.play_card`),
 so the encoder never replays the deal.
 
@@ -85,24 +87,21 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
         o[17], o[18], o[19], o[20], o[21])
     target = t.rules[0]["target_imperiales"]
     P = s.hands.shape[1]
-    width = out.shape[1]
     for r in range(lo, hi):
-        for j in range(width):
-            out[r, np.uint64(j)] = 0
+        out[r, :] = 0
         i = np.uint64(rows[r])
         k, now = s.kind[i], s.current_player[i]
         cur = players[r] if players.shape[0] else max(now, 0)
         me = np.uint64(cur)
         _cards(out, r, o_hand, s.hands[i, me], 1)
-        played = ZERO
-        for q in range(P):
-            played |= s.played[i, np.uint64(q)]
-        m = played
-        while m != ZERO:
-            c = np.uint64(lowest_card(m))
-            m &= m - ONE
-            _put(out, r, o_played_by + c, 1 + _seat(s.played_by[i, c] - cur + P, P))
-            _put(out, r, o_played_in + c, s.played_in[i, c])
+        # Every card at once, without a branch: its trick (0 if not played: the state's own
+        # numbering) and its player relative to the observer (0 if not played, the state's -1).
+        for c in range(_CARDS):
+            by = s.played_by[i, np.uint64(c)]
+            rel = by - cur
+            rel += P if rel < 0 else 0
+            _put(out, r, o_played_by + c, rel + 1 if by >= 0 else 0)
+            _put(out, r, o_played_in + c, s.played_in[i, np.uint64(c)])
         led = s.tricks_played[i] + (1 if s.trick_len[i] > 0 else 0)
         for trick in range(led):
             _put(out, r, o_leaders + trick, 1 + _seat(s.leaders[i, np.uint64(trick)] - cur + P, P))
