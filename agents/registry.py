@@ -24,6 +24,7 @@ Specs:
                             ``N`` simulations a decision (100), random rollouts
 ``neural:PATH``             a trained policy: an exported policy (.npz) or a training checkpoint
 ``champion``                the policy shipped for the rules played (:mod:`imperiale_agents.champions`)
+``champion:search``         the search shipped for the rules played (its spec: ``SEARCH_CHAMPIONS`` there)
 ``human``                   a person at the terminal (:mod:`imperiale_agents.human`)
 ``module:Class``            your own agent: the class ``Class`` of the importable module ``module``
 ``file.py:Class``           ... or of the Python file ``file.py``
@@ -146,7 +147,12 @@ def _neural(arg, rules, spec, workers):
 
 
 def _champion(arg, rules, spec, workers):
-    return _make_champion(rules, spec)
+    if arg is None:
+        return _make_champion(rules, spec)
+    if arg == "search":
+        return _make_search_champion(rules, spec, workers)
+    raise AgentError(f"bad agent {spec!r}: champion is the shipped network, champion:search the shipped search "
+                     f"(allowed agents: {AGENT_FORMS})")
 
 
 #: Every agent kind, by the name that starts its spec.
@@ -156,7 +162,7 @@ KINDS: dict[str, AgentKind] = {kind.name: kind for kind in (
     AgentKind("pimc", "pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer|:voids|:belief]", True, True, _pimc),
     AgentKind("ismcts", "ismcts, ismcts:N", True, True, _ismcts),
     AgentKind("neural", "neural:PATH", True, True, _neural),
-    AgentKind("champion", "champion", False, True, _champion),
+    AgentKind("champion", "champion, champion:search", True, True, _champion),
     AgentKind("human", "human", False, False, _human),
 )}
 AGENT_KINDS = tuple(KINDS)
@@ -298,6 +304,21 @@ def _make_neural(path: str, rules: Rules, spec: str) -> Any:
         return NeuralAgent(path, rules=rules)
     except CheckpointError as exc:
         raise AgentError(f"{spec}: {exc}") from None
+
+
+def _make_search_champion(rules: Rules, spec: str, workers: int) -> Any:
+    """The search champion of the preset of ``rules`` (:data:`imperiale_agents.champions.SEARCH_CHAMPIONS`),
+    named ``champion:search``; a preset without one is an :class:`AgentError` naming those that have one."""
+    from imperiale_agents.champions import SEARCH_CHAMPIONS
+
+    inner = SEARCH_CHAMPIONS.get(rules.preset)
+    if inner is None:
+        raise AgentError(f"the rules preset {rules.preset!r} has no search champion (presets with one: "
+                         f"{', '.join(SEARCH_CHAMPIONS)}); play the rules of one of those, or another agent "
+                         f"(allowed: {AGENT_FORMS})")
+    agent = make_agent(inner, rules, workers=workers)
+    agent.name = "champion:search"
+    return agent
 
 
 def _make_champion(rules: Rules, spec: str) -> Any:

@@ -48,7 +48,7 @@ from imperiale_web.table import Table, TableError
 
 STATIC = Path(__file__).parent / "static"
 WEB_SAMPLES, MAX_WEB_SAMPLES = 4, 64
-DEFAULT_AGENTS = ("heuristic", "random", "pimc:16", "champion")
+DEFAULT_AGENTS = ("heuristic", "random", "pimc:16", "champion", "champion:search")
 """The opponents a page may choose unless ``imperiale serve --agents`` names others."""
 
 

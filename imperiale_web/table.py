@@ -143,8 +143,8 @@ class Table:
         except RulesError as exc:
             raise TableError(str(exc)) from None
         if not isinstance(opponent, str) or opponent.strip().partition(":")[0] == "human":
-            raise TableError("the opponent must be a bot's agent spec (heuristic, random, champion, pimc:N, "
-                             f"neural:PATH, ...), got {opponent!r}")
+            raise TableError("the opponent must be a bot's agent spec (heuristic, random, champion, champion:search, "
+                             f"pimc:N, neural:PATH, ...), got {opponent!r}")
         try:
             self.bot = make_agent(opponent, self.rules)
         except AgentError as exc:

@@ -162,10 +162,63 @@ def test_a_champion_file_under_another_presets_name_is_refused(only_academie):
         make_agent("champion", "foster")
 
 
-@pytest.mark.parametrize("spec", ["champion:academie", "champion:", "champion:3"])
-def test_the_champion_spec_takes_no_suffix(spec):
-    with pytest.raises(AgentError, match="takes no ':' suffix.*champion"):
+@pytest.mark.parametrize("spec", ["champion:academie", "champion:", "champion:3", "champion:search:64"])
+def test_the_champion_spec_takes_only_search(spec):
+    with pytest.raises(AgentError, match="champion is the shipped network, champion:search the shipped search"):
         make_agent(spec)
+
+
+# ---------------------------------------------------------------------- the search champion
+
+
+def test_the_search_champion_is_its_presets_spec_under_its_own_name():
+    bot = make_agent("champion:search", "academie")
+    plain = make_agent(champions.SEARCH_CHAMPIONS["academie"], "academie")
+    assert bot.name == "champion:search" and type(bot) is type(plain)
+    bg = BatchGame("academie", 4, single_deal=True)
+    bg.reset(2)
+    while not bg.legal_action_mask()[:, :36].any():  # on to the cards
+        bg.step(make_agent("heuristic", "academie").act(bg.observe(), bg.legal_action_mask()))
+    obs, mask = bg.observe(), bg.legal_action_mask()
+    chosen = bot.act(obs, mask, np.random.default_rng(0))
+    assert mask[np.arange(4), chosen].all()
+    assert (chosen == plain.act(obs, mask, np.random.default_rng(0))).all()
+    with pytest.raises(AgentError, match="'foster' has no search champion \\(presets with one: academie\\)"):
+        make_agent("champion:search", "foster")
+
+
+def test_the_search_champion_through_eval_play_the_env_and_the_web_table(monkeypatch, capsys, tmp_path):
+    import gymnasium
+
+    import imperiale_env  # noqa: F401  (registers Imperiale-v1)
+
+    assert main(["eval", "--agents", "champion:search,heuristic", "--deals", "2", "--no-progress"]) == 0
+    assert "| champion:search | heuristic |" in capsys.readouterr().out
+    answers = itertools.cycle(["1"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["play", "--opponent", "champion:search", "--seed", "4"]) == 0
+    assert "against champion:search" in capsys.readouterr().out
+    env = gymnasium.make("Imperiale-v1", opponent=make_agent("champion:search", "academie"))
+    _, info = env.reset(seed=3)
+    over = False
+    while not over:  # an illegal opponent action would raise inside step
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        over = terminated or truncated
+    pytest.importorskip("flask")
+    from imperiale_web.app import create_app
+
+    client = create_app(tmp_path).test_client()
+    assert "champion:search" in client.get("/api/options").json["agents"]
+    answer = client.post("/api/games", json={"preset": "academie", "opponent": "champion:search", "seed": 6})
+    assert answer.status_code == 201, answer.json
+    state = answer.json["state"]
+    for _ in range(40):  # a deal's worth of moves, each answered by the search
+        if state["over"]:
+            break
+        answer = client.post(f"/api/games/{answer.json['id']}/move", json={"action": state["decision"]["legal"][0]})
+        assert answer.status_code == 200, answer.json
+        state = answer.json["state"]
+    assert state["opponent"] == "champion:search"
 
 
 # ---------------------------------------------------------------------- imperiale export

@@ -3,15 +3,19 @@
 A champion is the file ``agents/champions/PRESET.npz``, an exported policy
 (:mod:`imperiale_agents.policy_file`: the network's weights, the rules it was trained under and how
 it was trained; no optimiser or game state), read with ``np.load(allow_pickle=False)`` so that
-loading it runs no code, and played by a numpy forward pass: no torch needed.  It plays as the agent spec ``champion``
-(the champion of the rules being played) or ``champion:PRESET`` (named; it must be the preset
-being played), built by :func:`imperiale_agents.base.make_agent` and so usable wherever an agent is
-named: ``imperiale play --opponent champion``, ``imperiale eval --agents champion,heuristic``,
-the web table, and from Python (``imperiale_agents.champion("academie")``, which is the opponent to give
+loading it runs no code, and played by a numpy forward pass: no torch needed.  It plays as the agent
+spec ``champion`` (the champion of the rules being played), built by
+:func:`imperiale_agents.base.make_agent` and so usable wherever an agent is named:
+``imperiale play --opponent champion``, ``imperiale eval --agents champion,heuristic``, the web
+table, and from Python (``imperiale_agents.champion("academie")``, which is the opponent to give
 ``gymnasium.make("Imperiale-v1", opponent=...)``).
 
 Which presets have one is whatever files are here (:func:`champion_presets`), so that shipping
 a champion for another preset is adding its file (docs/ladder.md gives the command).
+
+The **search champion**, spec ``champion:search``, is the strongest search agent of a preset within
+20 ms a decision: an agent spec of its own (:data:`SEARCH_CHAMPIONS`), chosen by the duplicate-deal
+comparisons of docs/champion.md, which say what it beats and by how much.
 """
 
 from __future__ import annotations
@@ -33,3 +37,7 @@ def champion_path(preset: str) -> Path | None:
     """The champion file of ``preset`` (a preset name), ``None`` if it has none."""
     path = CHAMPIONS_DIR / f"{preset}.npz"
     return path if preset in PRESET_NAMES and path.is_file() else None
+
+
+#: The spec each preset's ``champion:search`` plays (docs/champion.md: why this one).
+SEARCH_CHAMPIONS: dict[str, str] = {"academie": "pimc:128:belief"}
