@@ -3,6 +3,10 @@ in front of the kernels (the differential tests check the values against the ref
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numba
 import numpy as np
 import pytest
@@ -107,3 +111,34 @@ def test_the_compiled_bit_counts_agree_with_the_plain_ones():
         assert low == (int(mask) & -int(mask)).bit_length() - 1 == lowest_card(mask)
     _compiled_counts(np.zeros(1, np.uint64), counts[:1], lowest[:1])
     assert counts[0] == 0 and lowest[0] == 64  # an empty mask, as the plain version says
+
+
+_PLAY_AND_DIGEST = """
+import hashlib, numpy as np
+from imperiale_env.batch import BatchGame
+from imperiale_env.kernels.random_policy import random_legal_actions
+digest = hashlib.sha256()
+for preset in ('academie', 'academie3', 'foster', 'imperijal'):
+    game = BatchGame(preset, 3, auto_next_game=True, record_events=True)
+    game.reset(1)
+    for step in range(100):
+        digest.update(game.observe().tobytes())
+        digest.update(game.step(random_legal_actions(game.action_bits(), 0, step))[0].tobytes())
+    for name, value in game.state.to_dict().items():
+        digest.update(name.encode() + np.asarray(value).tobytes())
+    digest.update(game.pop_events().tobytes())
+print(digest.hexdigest())
+"""
+
+
+def test_with_jit_disabled_the_batch_plays_the_same_games():
+    """NUMBA_DISABLE_JIT=1 runs the kernels as Python on numpy scalars, where the int8 / int16 fields
+    do not widen as in compiled code: the games, observations and events must be the same."""
+    runs = []
+    for disabled in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disabled}
+        done = subprocess.run([sys.executable, "-c", _PLAY_AND_DIGEST], env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(done.stdout.strip())
+    assert runs[0] == runs[1] and len(runs[0]) == 64

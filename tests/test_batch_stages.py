@@ -73,7 +73,7 @@ def test_the_compiled_deal_is_the_numpy_deal_bit_for_bit():
     with np.errstate(over="ignore"):  # NUMBA_DISABLE_JIT: the hashes wrap around on numpy scalars
         for pack in (np.array(tables.Tables(make_rules("academie")).pack), np.arange(36)):
             want = shuffle.shuffled(game_seeds, deal_index, pack)
-            keys, out = np.zeros(len(pack), np.uint64), np.zeros(len(pack), np.int64)
+            keys, out = np.zeros(len(pack), np.int32), np.zeros(len(pack), np.int64)
             for k, (seed, index) in enumerate(zip(game_seeds, deal_index, strict=True)):
                 seeds.deal_order(seed, int(index), pack, keys, out)
                 assert np.array_equal(out, want[k])
@@ -81,6 +81,21 @@ def test_the_compiled_deal_is_the_numpy_deal_bit_for_bit():
             dealers = [seeds.first_dealer(s, players) for s in game_seeds]
             assert np.array_equal(dealers, shuffle.first_dealer(game_seeds, players))
         assert [seeds.next_game_seed(s) for s in game_seeds] == list(shuffle.next_game_seed(game_seeds))
+
+
+def test_a_deal_whose_keys_share_their_top_bits_is_still_the_numpy_deal():
+    """The compiled deal ranks the cards on their keys' top 32 bits; seed 8551204 (found by a
+    search) gives two cards of the 32-card pack the same top bits, so its deal takes the exact path."""
+    pack = np.array(tables.Tables(make_rules("academie")).pack)
+    seed, index = np.uint64(8551204), 0
+    with np.errstate(over="ignore"):
+        deal_key = shuffle.splitmix64(seed ^ shuffle.splitmix64(np.uint64(index + 1)))
+        top = shuffle.splitmix64(deal_key + np.arange(len(pack), dtype=np.uint64) * shuffle.GOLDEN) >> np.uint64(32)
+        assert len(set(top.tolist())) == len(pack) - 1  # two cards share their top bits
+        want = shuffle.shuffled(np.array([seed]), np.array([index]), pack)[0]
+        out = np.zeros(len(pack), np.int64)
+        seeds.deal_order(seed, index, pack, np.zeros(len(pack), np.int32), out)
+    assert np.array_equal(out, want)
 
 
 def _play(rules: str, threads: int, steps: int, **options) -> tuple[BatchGame, np.ndarray]:

@@ -236,6 +236,15 @@ def score_by_number(c: Scores, shown: np.ndarray, turned_shown: np.ndarray, r: A
 
 
 @njit(cache=True, _nrt=False)
+def _point_key(point_suit: np.ndarray, point_count: np.ndarray, point_value: np.ndarray, i: int, p: int) -> int:
+    """What ranks player ``p``'s point: its count, then its value; -1 if he sank it.  In int64,
+    since the fields are int8 / int16 (as plain Python, with JIT disabled, numpy would overflow)."""
+    if point_suit[i, p] < 0:
+        return -1
+    return np.int64(point_count[i, p]) * 1000 + np.int64(point_value[i, p])
+
+
+@njit(cache=True, _nrt=False)
 def score_point(c: Scores, point_suit: np.ndarray, point_count: np.ndarray, point_value: np.ndarray,
                 revealed: np.ndarray, dealt: np.ndarray, r: Any, eb: np.ndarray, en: np.ndarray,
                 i: int) -> None:
@@ -245,7 +254,7 @@ def score_point(c: Scores, point_suit: np.ndarray, point_count: np.ndarray, poin
     best, leaders, first = -1, 0, -1
     for k in range(P):
         p = priority_seat(c.dealer[i], k, P)
-        key = point_count[i, p] * 1000 + point_value[i, p] if point_suit[i, p] >= 0 else -1
+        key = _point_key(point_suit, point_count, point_value, i, p)
         if key > best:
             best, leaders, first = key, 0, k
         if key == best:
@@ -256,7 +265,7 @@ def score_point(c: Scores, point_suit: np.ndarray, point_count: np.ndarray, poin
     points = r["point_points"] // 2 if split else r["point_points"]
     for k in range(first, P):
         p = priority_seat(c.dealer[i], k, P)
-        key = point_count[i, p] * 1000 + point_value[i, p] if point_suit[i, p] >= 0 else -1
+        key = _point_key(point_suit, point_count, point_value, i, p)
         if c.over[i] or key != best or (k != first and not split):
             continue
         revealed[i, p] |= dealt[i, p] & SUIT_MASK[point_suit[i, p]]

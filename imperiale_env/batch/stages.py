@@ -54,7 +54,7 @@ class StageMachine:
         self.flags = np.full(n, -1, dtype=np.int64)
         self._ends = (np.arange(1, threads + 1) * n) // threads
         #: Scratch space of each slice's deal (the kernels allocate nothing).
-        self._keys = np.zeros((threads, len(tables.pack)), dtype=np.uint64)
+        self._keys = np.zeros((threads, len(tables.pack)), dtype=np.int32)
 
     def _kernel_args(self, state: BatchState, deal_orders: np.ndarray) -> tuple:
         """The state and tables as the kernels take them, the given deals and the scratch keys."""

@@ -186,7 +186,7 @@ def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarra
     begun = 0
     s.kind[i] = NONE
     while True:
-        st = s.stage[i]
+        st = np.int64(s.stage[i])  # int64: the order key below must not wrap in plain Python (JIT disabled)
         sk = t.stage_kind[st]
         if sk == ASK_NOW or sk == ASK:
             p = priority_seat(s.dealer[i], t.stage_pos[st], P)
