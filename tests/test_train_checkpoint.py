@@ -92,7 +92,7 @@ def test_from_dict_refuses_malformed_states():
         (lambda d: d["state"].update(hands=d["state"]["hands"].astype(np.int64)), "field hands: expected uint64"),
         (lambda d: d["state"].update(stage=np.zeros(5, dtype=np.int64)), "field stage"),
         (lambda d: d["state"].update(seed="x"), "num_games=4 seeds"),
-        (lambda d: d["state"].update(turned="x"), "field turned: expected int64"),
+        (lambda d: d["state"].update(turned="x"), "field turned: expected int8"),
         (lambda d: d.update(next_game_id=1.5), "next_game_id"),
         (lambda d: d.update(num_games=0), "num_games=0 seeds"),
         (lambda d: d.update(num_games=10**9), "num_games=1000000000 seeds"),  # never allocated
