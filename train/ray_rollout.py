@@ -27,7 +27,7 @@ before every worker's result is in, so a lost cluster leaves the last iteration'
 dict as numpy arrays; one copy per machine), the opponent pool only when it changed; back from
 each worker its transitions (413 bytes per decision: the observation 346, the mask 43,
 the action 8, four float32 statistics; plus 288 with the perfect critic) and its games' state
-(about 3 KB per game slot).
+(about 0.6 KB per game slot: 586 bytes with two players, 676 with three).
 """
 
 from __future__ import annotations
