@@ -32,3 +32,10 @@ def action_bits(s: BatchState, r: np.ndarray, threads: int) -> np.ndarray:
 def illegal_actions(s: BatchState, actions: np.ndarray, bits: np.ndarray) -> tuple[int, int]:
     """(how many, the first) games waiting on a decision whose action is not in ``bits``."""
     return batch_play.illegal_actions(actions, bits, s.kind)
+
+
+def legal_mask(bits: np.ndarray, width: int) -> np.ndarray:
+    """``(N, width)`` bool: the actions of ``bits`` (uint64 masks) as the environments give them."""
+    out = np.empty((bits.shape[0], width), dtype=np.bool_)
+    batch_play.unpack_actions(bits, out)
+    return out

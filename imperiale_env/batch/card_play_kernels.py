@@ -70,6 +70,16 @@ def action_bits_threaded(chunks: int, kind: np.ndarray, current_player: np.ndarr
 
 
 @njit(cache=True)
+def unpack_actions(bits: np.ndarray, out: np.ndarray) -> None:
+    """``out[i, a]``: whether action ``a`` is in ``bits[i]``, for the ``out.shape[1]`` first actions (the legal
+    mask as the environments give it; one compiled call, where numpy's unpacking made three arrays)."""
+    for i in range(bits.shape[0]):
+        b = bits[i]
+        for a in range(out.shape[1]):
+            out[i, a] = (b >> np.uint64(a)) & ONE != ZERO
+
+
+@njit(cache=True)
 def illegal_actions(actions: np.ndarray, bits: np.ndarray, kind: np.ndarray) -> tuple[int, int]:
     """(how many, the first) games waiting on a decision whose action is not legal; (0, -1) if none."""
     count, first = 0, -1

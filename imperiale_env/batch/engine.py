@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_env.batch.card_play import action_bits, illegal_actions
+from imperiale_env.batch.card_play import action_bits, legal_mask
 from imperiale_env.batch.observe import observe
 from imperiale_env.batch.stages import StageMachine
 from imperiale_env.batch.state import HISTORY_LEN, NONE, PLAY, POINT, QUESTION, BatchState
@@ -102,6 +102,7 @@ class BatchGame:
         self.game_log: list[dict[str, np.ndarray]] = []
         self.deal_log: list[dict[str, np.ndarray]] = []
         self.explicit_deals: np.ndarray | None = None
+        self._no_deals = np.zeros((0, 0, len(self.tables.pack)), dtype=np.int64)
         self._next_game_id = n
         self._events: list[np.ndarray] = []
         self._bits: np.ndarray | None = None
@@ -187,9 +188,7 @@ class BatchGame:
     @property
     def deal_orders(self) -> np.ndarray:
         """The card orders given to :meth:`reset` (``(N, D, cards)``, none if there were none)."""
-        if self.explicit_deals is None:
-            return np.zeros((0, 0, len(self.tables.pack)), dtype=np.int64)
-        return self.explicit_deals
+        return self._no_deals if self.explicit_deals is None else self.explicit_deals
 
     def _archive_games(self, idx: np.ndarray) -> None:
         if self.keep_history:
@@ -241,7 +240,7 @@ class BatchGame:
 
     def legal_action_mask(self) -> np.ndarray:
         """``(N, 43)`` bool: the legal actions of the player to act in each game."""
-        return unpack(self.action_bits(), act.NUM_ACTIONS)
+        return legal_mask(self.action_bits(), act.NUM_ACTIONS)
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Apply one action per game; returns ``(rewards (N, P) float32, terminated (N,) bool)``.
@@ -255,16 +254,21 @@ class BatchGame:
             raise ValueError(f"expected {self.n} actions, got shape {np.shape(actions)}")
         a = np.ascontiguousarray(a)
         bits = self.action_bits()
+        self._bits = None
         with numba_threads(self.threads):
-            count, i = illegal_actions(self.state, a, bits)
-            if count:
-                legal = [act.describe(x) for x in np.flatnonzero(unpack(bits[i], act.NUM_ACTIONS))]
-                raise ValueError(
-                    f"illegal action in {count} game(s): game {i} (player {self.current_player[i]}) "
-                    f"chose {a[i]}, legal: {', '.join(legal)}"
-                )
-            self._bits = None
-            ended = self._machine.step(self.state, self.deal_orders, a)
+            ended = self._machine.step(self.state, self.deal_orders, a, bits)
+        if ended is None:
+            self._bits = bits  # nothing moved
+            count, i = self._machine.illegal
+            legal = [act.describe(x) for x in np.flatnonzero(unpack(bits[i], act.NUM_ACTIONS))]
+            raise ValueError(
+                f"illegal action in {count} game(s): game {i} (player {self.current_player[i]}) "
+                f"chose {a[i]}, legal: {', '.join(legal)}"
+            )
+        # The step found the next legal actions too, unless games restart now (their slots change).
+        self._bits = None if self.auto_next_game and len(ended) else self._machine.next_bits
+        if self._bits is not None:
+            self._bits.flags.writeable = False
         return self._finish_step(ended)
 
     def _finish_step(self, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -16,7 +16,16 @@ from contextlib import AbstractContextManager, nullcontext
 import numba
 import numpy as np
 
-from imperiale_env.batch.stages_kernels import PAUSED, RESUME, START, STEP, run_slice, step_threaded
+from imperiale_env.batch.card_play import illegal_actions
+from imperiale_env.batch.stages_kernels import (
+    PAUSED,
+    RESUME,
+    START,
+    STEP,
+    run_slice,
+    step_slice,
+    step_threaded,
+)
 from imperiale_env.batch.state import BatchState
 from imperiale_env.batch.tables import Tables
 
@@ -55,23 +64,48 @@ class StageMachine:
         self._ends = (np.arange(1, threads + 1) * n) // threads
         #: Scratch space of each slice's deal (the kernels allocate nothing).
         self._keys = np.zeros((threads, len(tables.pack)), dtype=np.int32)
+        self._record_events = record_events
+        #: (how many, the first) games whose action the last :meth:`step` refused.
+        self.illegal = (0, -1)
+        #: The legal actions the last :meth:`step` found for the next decision, if it did.
+        self.next_bits: np.ndarray | None = None
 
     def _kernel_args(self, state: BatchState, deal_orders: np.ndarray) -> tuple:
         """The state and tables as the kernels take them, the given deals and the scratch keys."""
         return state.packed(), self.tables.packed, deal_orders, self._keys
 
-    def step(self, state: BatchState, deal_orders: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """Apply every game's action and run the games on; returns the games that ended, in order."""
+    def step(self, state: BatchState, deal_orders: np.ndarray, actions: np.ndarray,
+             bits: np.ndarray) -> np.ndarray | None:
+        """Apply every game's action and run the games on; returns the games that ended, in order,
+        or None, with :attr:`illegal` set, when an action is not in ``bits`` (then nothing moved).
+        :attr:`next_bits` is then the batch's next legal actions when the step found them too (one
+        thread, no game restarted or paused by the caller afterwards), else None."""
         s, t, deals, keys = self._kernel_args(state, deal_orders)
         n = self.n
+        self.next_bits = None
         with _wrapping():
             if self.threads == 1:
-                lo = 0
+                next_bits = np.empty(n, dtype=np.uint64)
+                lo, illegal, first, ended = step_slice(actions, bits, s, t, deals, self.events, self.counts,
+                                                       self.flags, keys, next_bits)
+                if illegal:
+                    self.illegal = illegal, first
+                    return None
+                if self._record_events:
+                    self._flush()
+                if lo == n and self._archive_deals is None:  # no game paused to resume
+                    self.next_bits = next_bits
+                    if not ended:
+                        return _NO_ROWS
                 while lo < n:
                     lo = run_slice(lo, n, STEP, _NO_ROWS, actions, _NO_SEEDS, s, t, deals, self.events[0],
                                    self.counts[0], self.flags, keys[0])
                     self._flush()
             else:
+                count, first = illegal_actions(state, actions, bits)
+                if count:
+                    self.illegal = count, first
+                    return None
                 starts = np.concatenate(([0], self._ends[:-1]))
                 while (starts < self._ends).any():
                     step_threaded(self.threads, starts, _NO_ROWS, actions, _NO_SEEDS, s, t, deals, self.events,

@@ -35,7 +35,7 @@ from collections import namedtuple
 import numpy as np
 from numba import literal_unroll, njit, prange
 
-from imperiale_env.batch.card_play_kernels import play_card
+from imperiale_env.batch.card_play_kernels import action_bits, illegal_actions, play_card
 from imperiale_env.batch.score_kernels import (
     CB_ITEM,
     E_TURNED_HONOUR,
@@ -346,6 +346,38 @@ def run_slice(lo: int, hi: int, mode: int, rows: np.ndarray, actions: np.ndarray
     of :meth:`~imperiale_env.batch.state.BatchState.packed` and ``Tables.packed`` and are named here."""
     return run_games(lo, hi, mode, rows, actions, seeds, StateArrays(*state), TableArrays(*tables),
                      state[FIRST_DEAL_FIELD:], deals, eb, en, flags, keys)
+
+
+@njit(cache=True, _nrt=False)
+def step_slice(actions: np.ndarray, bits: np.ndarray, state, tables, deals: np.ndarray, eb: np.ndarray,
+               en: np.ndarray, flags: np.ndarray, keys: np.ndarray, next_bits: np.ndarray) -> tuple[int, int, int, int]:
+    """One step of the whole batch on one thread in one compiled call (a call from Python costs
+    more than a game at batch 1, mostly in passing the state's arrays): check every action against
+    ``bits``, run the games (:func:`run_games`), count the games that ended and, when the whole
+    batch was run, write its next legal actions into ``next_bits``.  ``eb``, ``en`` and ``keys``
+    are the stage machine's buffers of every thread (the first thread's are used), as
+    :func:`step_threaded` takes them.
+
+    Returns ``(stop, illegal, first, ended)``: where it stopped, as :func:`run_slice` does (the
+    next legal actions are written when ``stop`` is the batch size); how many actions are not
+    legal and the first game with one (then nothing was stepped: ``stop`` is 0); how many games
+    ended before ``stop``."""
+    s, t = StateArrays(*state), TableArrays(*tables)
+    n = actions.shape[0]
+    illegal, first = illegal_actions(actions, bits, s.kind)
+    if illegal:
+        return 0, illegal, first, 0
+    # ``rows`` and ``seeds`` are not read when stepping: empty slices of arrays of their types.
+    stop = run_games(0, n, STEP, flags[:0], actions, s.seed[:0], s, t, state[FIRST_DEAL_FIELD:], deals, eb[0], en[0],
+                     flags, keys[0])
+    ended = 0
+    for i in range(stop):
+        if flags[i] >= 0:
+            ended += 1
+    if stop == n:
+        action_bits(0, n, s.kind, s.current_player, s.hands, s.trump, s.trick_cards, s.trick_len, s.win_card,
+                    s.tricks_played, t.rules, next_bits)
+    return stop, illegal, first, ended
 
 
 @njit(cache=True, parallel=True, _nrt=False)
