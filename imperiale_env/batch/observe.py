@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
 
-from imperiale_env.batch.observe_kernels import SEEN_FIELDS, encode_slice, encode_threaded
+from imperiale_env.batch.addresses import STALE_CACHE
+from imperiale_env.batch.observe_kernels import SEEN_FIELDS, encode_at, encode_slice, encode_threaded
 from imperiale_env.batch.state import BatchState
 from imperiale_env.batch.tables import Tables
 from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
@@ -50,6 +52,10 @@ def observe(
         got = (f"{out.dtype} {out.shape}{'' if out.flags.writeable else ' read-only'}" if isinstance(out, np.ndarray)
                else type(out).__name__)
         raise ValueError(f"observe(): out must be a writeable uint8 array of shape {(n, OBS_SIZE)}, got {got}")
-    kernel, span = (encode_slice, (0, n)) if threads == 1 else (encode_threaded, (threads,))
-    kernel(*span, out, gi, seats, s.packed(SEEN_FIELDS), t.seen_packed)
+    if threads > 1:
+        encode_threaded(threads, out, gi, seats, s.packed(SEEN_FIELDS), t.seen_packed)
+    elif numba.config.DISABLE_JIT:  # plain Python: no addresses to read, the tuple costs nothing
+        encode_slice(0, n, out, gi, seats, s.packed(SEEN_FIELDS), t.seen_packed)
+    elif not encode_at(s.header(SEEN_FIELDS), 0, n, out, gi, seats, t.seen_packed):
+        raise RuntimeError(STALE_CACHE)
     return out

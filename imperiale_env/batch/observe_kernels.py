@@ -25,7 +25,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from imperiale_env.batch.state import NONE, QUESTION
+from imperiale_env.batch.addresses import arrays_at, compiled_fingerprint
+from imperiale_env.batch.state import NONE, QUESTION, layout
 from imperiale_env.core.observation import NUM_SHOWN_ITEMS, OFFSETS, POINT_DECLARED, POINT_SUNK, TURNED_IMPERIALE_ITEM
 from imperiale_env.kernels.mask_ops import ONE, ZERO, lowest_card
 
@@ -155,6 +156,23 @@ def encode_slice(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: n
     """:func:`encode` called from Python: ``seen`` and ``tables`` come as plain tuples (numba types
     those in C, named ones in Python, which cost more than encoding one row) and are named here."""
     encode(lo, hi, out, rows, players, SeenState(*seen), SeenTables(*tables))
+
+
+_seen_at = arrays_at(layout(SEEN_FIELDS))
+_seen_fingerprint = compiled_fingerprint(layout(SEEN_FIELDS))
+
+
+@njit(cache=True)
+def encode_at(head: np.ndarray, lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndarray,
+              tables) -> bool:
+    """:func:`encode_slice` on the seen arrays given by their header
+    (:meth:`~imperiale_env.batch.state.BatchState.header` of :data:`SEEN_FIELDS`: one array to pass
+    where they are 27).  Returns False, writing nothing, when the header is of another layout than
+    the one this code was compiled for (a disk cache older than ``state.py``)."""
+    if head[0] != _seen_fingerprint():
+        return False
+    encode(lo, hi, out, rows, players, SeenState(*_seen_at(head)), SeenTables(*tables))
+    return True
 
 
 @njit(cache=True, parallel=True)

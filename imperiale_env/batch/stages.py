@@ -16,13 +16,16 @@ from contextlib import AbstractContextManager, nullcontext
 import numba
 import numpy as np
 
+from imperiale_env.batch.addresses import STALE_CACHE
 from imperiale_env.batch.card_play import illegal_actions
 from imperiale_env.batch.stages_kernels import (
     PAUSED,
     RESUME,
+    STALE,
     START,
     STEP,
     run_slice,
+    step_at,
     step_slice,
     step_threaded,
 )
@@ -86,8 +89,14 @@ class StageMachine:
         with _wrapping():
             if self.threads == 1:
                 next_bits = np.empty(n, dtype=np.uint64)
-                lo, illegal, first, ended = step_slice(actions, bits, s, t, deals, self.events, self.counts,
-                                                       self.flags, keys, next_bits)
+                if numba.config.DISABLE_JIT:  # plain Python: no addresses to read, the tuple costs nothing
+                    lo, illegal, first, ended = step_slice(actions, bits, s, t, deals, self.events, self.counts,
+                                                           self.flags, keys, next_bits)
+                else:
+                    lo, illegal, first, ended = step_at(state.header(), actions, bits, t, deals, self.events,
+                                                        self.counts, self.flags, keys, next_bits)
+                    if lo == STALE:
+                        raise RuntimeError(STALE_CACHE)
                 if illegal:
                     self.illegal = illegal, first
                     return None

@@ -35,6 +35,7 @@ from collections import namedtuple
 import numpy as np
 from numba import literal_unroll, njit, prange
 
+from imperiale_env.batch.addresses import arrays_at, compiled_fingerprint
 from imperiale_env.batch.card_play_kernels import action_bits, illegal_actions, play_card
 from imperiale_env.batch.score_kernels import (
     CB_ITEM,
@@ -53,7 +54,7 @@ from imperiale_env.batch.score_kernels import (
     score_turned,
     scores,
 )
-from imperiale_env.batch.state import FIRST_DEAL_FIELD, NONE, PLAY, POINT, QUESTION, StateArrays
+from imperiale_env.batch.state import FIRST_DEAL_FIELD, NONE, PLAY, POINT, QUESTION, StateArrays, layout
 from imperiale_env.core.actions import POINT_BASE, SHOW, SINK
 from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO, card_count, lowest_card
 from imperiale_env.kernels.seeds import deal_order, first_dealer
@@ -378,6 +379,24 @@ def step_slice(actions: np.ndarray, bits: np.ndarray, state, tables, deals: np.n
         action_bits(0, n, s.kind, s.current_player, s.hands, s.trump, s.trick_cards, s.trick_len, s.win_card,
                     s.tricks_played, t.rules, next_bits)
     return stop, illegal, first, ended
+
+
+_state_at = arrays_at(layout())
+_state_fingerprint = compiled_fingerprint(layout())
+#: What :func:`step_at` returns when its code was compiled for another state layout.
+STALE = -1
+
+
+@njit(cache=True, _nrt=False)
+def step_at(head: np.ndarray, actions: np.ndarray, bits: np.ndarray, tables, deals: np.ndarray, eb: np.ndarray,
+            en: np.ndarray, flags: np.ndarray, keys: np.ndarray, next_bits: np.ndarray) -> tuple[int, int, int, int]:
+    """:func:`step_slice` on the state given by its :meth:`~imperiale_env.batch.state.BatchState.header`
+    (one array to pass where the state is 55: at batch 1 the passing was most of the call).
+    Returns ``(STALE, 0, -1, 0)``, touching nothing, when the header is of another layout than the
+    one this code was compiled for (a disk cache older than ``state.py``)."""
+    if head[0] != _state_fingerprint():
+        return STALE, 0, -1, 0
+    return step_slice(actions, bits, _state_at(head), tables, deals, eb, en, flags, keys, next_bits)
 
 
 @njit(cache=True, parallel=True, _nrt=False)

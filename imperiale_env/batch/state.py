@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from imperiale_env.batch.addresses import header
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.tricks import TRICKS_PER_DEAL
 
@@ -140,6 +141,18 @@ class BatchState:
             packs[names] = tuple(getattr(self, name) for name in (names or FIELD_NAMES))
         return packs[names]
 
+    def header(self, names: tuple[str, ...] | None = None) -> np.ndarray:
+        """Every array (or those of ``names``) by address and shape in one int64 array
+        (:func:`~imperiale_env.batch.addresses.header`; the compiled side reads it with the types of
+        :func:`layout`), the cheapest form to pass to a compiled call.  Built once and kept, like
+        :meth:`packed`, and dropped with it when a field gets a new array: the state holds the
+        arrays it points into."""
+        packs = self.__dict__.setdefault("_packed", {})
+        key = ("header", names)
+        if key not in packs:
+            packs[key] = header(self.packed(names))
+        return packs[key]
+
     def to_dict(self) -> dict[str, Any]:
         """``{"version": STATE_VERSION, field: array, ...}``: plain numpy arrays, safe to store and load."""
         return {"version": STATE_VERSION, **{f.name: getattr(self, f.name).copy() for f in fields(self)}}
@@ -169,6 +182,14 @@ class BatchState:
 
 
 FIELD_NAMES = tuple(f.name for f in fields(BatchState))
+
+
+def layout(names: tuple[str, ...] | None = None) -> tuple[tuple[str, int], ...]:
+    """The element type and dimensions of every field (or of ``names``), in that order: the arrays
+    a :meth:`BatchState.header` points to, as :func:`~imperiale_env.batch.addresses.arrays_at` takes them."""
+    by_name = {f.name: f.metadata for f in fields(BatchState)}
+    return tuple((by_name[name]["dtype"].str, 1 + len(by_name[name]["shape"])) for name in (names or FIELD_NAMES))
+
 #: The kernels' form of the state: one named tuple of every array, in field order.
 StateArrays = namedtuple("StateArrays", FIELD_NAMES)
 #: The per-deal fields follow the per-game ones, so the kernels take them as ``state[FIRST_DEAL_FIELD:]``.
