@@ -46,3 +46,12 @@ def test_eval_help_names_every_agent_form(capsys):
         if kind.name != "human":
             for form in kind.form.split(", "):
                 assert form in text, form
+
+
+def test_serve_offers_the_web_tables_default_agents():
+    """The CLI does not import the web app to build its parser, so its default is written twice: kept equal here."""
+    from imperiale_cli.cli import build_parser
+    from imperiale_web.app import DEFAULT_AGENTS
+
+    serve = build_parser()._subparsers._group_actions[0].choices["serve"]
+    assert serve.get_default("agents") == ",".join(DEFAULT_AGENTS)
