@@ -461,8 +461,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--agents", default="random,heuristic", metavar="A,B,...",
         help="comma-separated agent specs: random, heuristic, pimc, pimc:N, pimc:N:K, "
-        "pimc:N[:K][:search][:infer|:voids|:belief], ismcts, ismcts:N, neural:PATH, champion, module:Class, "
-        "file.py:Class (default random,heuristic)",
+        "pimc:N[:K][:search][:infer|:voids|:belief], ismcts, ismcts:N, neural:PATH, champion, champion:search, "
+        "module:Class, file.py:Class (default random,heuristic)",
     )
     groups = _count(MIN_GROUPS, MAX_GROUPS, "the number of duplicate seed groups")
     evaluate.add_argument(
