@@ -34,6 +34,7 @@ from imperiale_env.batch.tables import Tables
 
 _NO_SEEDS = np.zeros(0, dtype=np.uint64)
 _NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_BITS = np.zeros(0, dtype=np.uint64)
 _NOTHING = nullcontext()
 
 
@@ -68,6 +69,9 @@ class StageMachine:
         #: Scratch space of each slice's deal (the kernels allocate nothing).
         self._keys = np.zeros((threads, len(tables.pack)), dtype=np.int32)
         self._record_events = record_events
+        #: Compiled kernels read the state by address; with NUMBA_DISABLE_JIT they run as Python on the tuples.
+        self._compiled = not numba.config.DISABLE_JIT
+        self._next = _NO_BITS
         #: (how many, the first) games whose action the last :meth:`step` refused.
         self.illegal = (0, -1)
         #: The legal actions the last :meth:`step` found for the next decision, if it did.
@@ -82,44 +86,60 @@ class StageMachine:
         """Apply every game's action and run the games on; returns the games that ended, in order,
         or None, with :attr:`illegal` set, when an action is not in ``bits`` (then nothing moved).
         :attr:`next_bits` is then the batch's next legal actions when the step found them too (one
-        thread, no game restarted or paused by the caller afterwards), else None."""
-        s, t, deals, keys = self._kernel_args(state, deal_orders)
-        n = self.n
+        thread, no game paused for the caller to archive), else None."""
         self.next_bits = None
+        n = self.n
+        if self.threads == 1 and self._compiled:
+            # The common case, a batch of one above all: one compiled call, no context to enter.
+            lo, illegal, first, ended = step_at(state.header(), actions, bits, self.tables.packed, deal_orders,
+                                                self.events, self.counts, self.flags, self._keys, self._bits_out())
+            if lo == STALE:
+                raise RuntimeError(STALE_CACHE)
+            return self._after_step(state, deal_orders, actions, lo, illegal, first, ended)
+        s, t, deals, keys = self._kernel_args(state, deal_orders)
         with _wrapping():
             if self.threads == 1:
-                next_bits = np.empty(n, dtype=np.uint64)
-                if numba.config.DISABLE_JIT:  # plain Python: no addresses to read, the tuple costs nothing
-                    lo, illegal, first, ended = step_slice(actions, bits, s, t, deals, self.events, self.counts,
-                                                           self.flags, keys, next_bits)
-                else:
-                    lo, illegal, first, ended = step_at(state.header(), actions, bits, t, deals, self.events,
-                                                        self.counts, self.flags, keys, next_bits)
-                    if lo == STALE:
-                        raise RuntimeError(STALE_CACHE)
-                if illegal:
-                    self.illegal = illegal, first
-                    return None
-                if self._record_events:
-                    self._flush()
-                if lo == n and self._archive_deals is None:  # no game paused to resume
-                    self.next_bits = next_bits
-                    if not ended:
-                        return _NO_ROWS
-                while lo < n:
-                    lo = run_slice(lo, n, STEP, _NO_ROWS, actions, _NO_SEEDS, s, t, deals, self.events[0],
-                                   self.counts[0], self.flags, keys[0])
-                    self._flush()
-            else:
-                count, first = illegal_actions(state, actions, bits)
-                if count:
-                    self.illegal = count, first
-                    return None
-                starts = np.concatenate(([0], self._ends[:-1]))
-                while (starts < self._ends).any():
-                    step_threaded(self.threads, starts, _NO_ROWS, actions, _NO_SEEDS, s, t, deals, self.events,
-                                  self.counts, self.flags, keys)
-                    self._flush()
+                found = step_slice(actions, bits, s, t, deals, self.events, self.counts, self.flags, keys,
+                                   self._bits_out())
+                return self._after_step(state, deal_orders, actions, *found)
+            count, first = illegal_actions(state, actions, bits)
+            if count:
+                self.illegal = count, first
+                return None
+            starts = np.concatenate(([0], self._ends[:-1]))
+            while (starts < self._ends).any():
+                step_threaded(self.threads, starts, _NO_ROWS, actions, _NO_SEEDS, s, t, deals, self.events,
+                              self.counts, self.flags, keys)
+                self._flush()
+        if self._archive_deals is not None:
+            self._resume_paused(state, deal_orders, np.arange(n))
+        return self.ended()
+
+    def _bits_out(self) -> np.ndarray:
+        """A new array for the next legal actions (the engine hands it out; it must not change under a caller)."""
+        self._next = np.empty(self.n, dtype=np.uint64)
+        return self._next
+
+    def _after_step(self, state: BatchState, deal_orders: np.ndarray, actions: np.ndarray, lo: int, illegal: int,
+                    first: int, ended: int) -> np.ndarray | None:
+        """The one-thread step's end: refuse, or run on the games the event buffer stopped, archive
+        and resume paused games, and say which games ended."""
+        if illegal:
+            self.illegal = illegal, first
+            return None
+        n = self.n
+        if self._record_events:
+            self._flush()
+        if lo == n and self._archive_deals is None:  # no game paused to resume
+            self.next_bits = self._next
+            if not ended:
+                return _NO_ROWS
+        s, t, deals, keys = self._kernel_args(state, deal_orders)
+        with _wrapping():
+            while lo < n:
+                lo = run_slice(lo, n, STEP, _NO_ROWS, actions, _NO_SEEDS, s, t, deals, self.events[0],
+                               self.counts[0], self.flags, keys[0])
+                self._flush()
         if self._archive_deals is not None:
             self._resume_paused(state, deal_orders, np.arange(n))
         return self.ended()
