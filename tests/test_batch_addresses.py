@@ -56,11 +56,14 @@ def test_the_entry_points_refuse_a_stale_header_without_touching_the_state():
     machine = game._machine  # noqa: SLF001 - the compiled entry points as the stage machine calls them
     head = game.state.header().copy()
     head[0] += 1
-    s, t, deals, keys = machine._kernel_args(game.state, game.deal_orders)  # noqa: SLF001
+    tables = game.tables.by_address
+    table_head = tables[-1].copy()
+    table_head[0] += 1
     actions = random_legal_actions(game.action_bits(), 0, 0)
-    out = step_at(head, actions, game.action_bits(), t, deals, machine.events, machine.counts, machine.flags, keys,
-                  np.empty(1, np.uint64))
-    assert out[0] == STALE
+    for state_head, table_args in ((head, tables), (game.state.header(), (*tables[:-1], table_head))):
+        out = step_at(state_head, actions, game.action_bits(), table_args, game.deal_orders, machine.events,
+                      machine.counts, machine.flags, machine._keys, np.empty(1, np.uint64))  # noqa: SLF001
+        assert out[0] == STALE
     seen = game.state.header(SEEN_FIELDS).copy()
     seen[0] += 1
     buffer = np.full((1, game.observe().shape[1]), 7, dtype=np.uint8)

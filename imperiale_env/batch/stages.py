@@ -91,7 +91,7 @@ class StageMachine:
         n = self.n
         if self.threads == 1 and self._compiled:
             # The common case, a batch of one above all: one compiled call, no context to enter.
-            lo, illegal, first, ended = step_at(state.header(), actions, bits, self.tables.packed, deal_orders,
+            lo, illegal, first, ended = step_at(state.header(), actions, bits, self.tables.by_address, deal_orders,
                                                 self.events, self.counts, self.flags, self._keys, self._bits_out())
             if lo == STALE:
                 raise RuntimeError(STALE_CACHE)

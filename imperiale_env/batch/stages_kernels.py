@@ -77,7 +77,7 @@ STEP, START, RESUME = 0, 1, 2
 #: ``rules`` is :func:`~imperiale_env.core.rules.rule_record` (every rule, read by name); then the
 #: engine's options: one deal a game, keep each deal's history, the events one call may write.
 TableArrays = namedtuple("TableArrays", [
-    "rules", "single_deal", "keep_history", "event_bound", "stage_kind", "stage_pos", "pack", "court_cards",
+    "rules", "single_deal", "keep_history", "event_bound", "court_cards", "stage_kind", "stage_pos", "pack",
     "honour_mask", "item_mask", "item_weights",
     "turned_need", "trick_points", "fallen_held", "fallen_want", "point_values", "deal_fills",
 ])
@@ -383,6 +383,14 @@ def step_slice(actions: np.ndarray, bits: np.ndarray, state, tables, deals: np.n
 
 _state_at = arrays_at(layout())
 _state_fingerprint = compiled_fingerprint(layout())
+#: The tables' leading fields passed as they are (the rules record and four numbers); the arrays after
+#: them go by address, of these types (declared here, where the code is compiled for them: ``Tables``
+#: checks its arrays against them when it is built).
+TABLE_SCALARS = 5
+TABLE_LAYOUT = (("<i8", 1), ("<i8", 1), ("<i8", 1), ("<u8", 1), ("<u8", 1), ("<i8", 1), ("<u8", 2), ("<i8", 2),
+                ("<u8", 1), ("<u8", 1), ("<i8", 1), ("<i8", 1))
+_tables_at = arrays_at(TABLE_LAYOUT)
+_tables_fingerprint = compiled_fingerprint(TABLE_LAYOUT)
 #: What :func:`step_at` returns when its code was compiled for another state layout.
 STALE = -1
 
@@ -391,12 +399,15 @@ STALE = -1
 def step_at(head: np.ndarray, actions: np.ndarray, bits: np.ndarray, tables, deals: np.ndarray, eb: np.ndarray,
             en: np.ndarray, flags: np.ndarray, keys: np.ndarray, next_bits: np.ndarray) -> tuple[int, int, int, int]:
     """:func:`step_slice` on the state given by its :meth:`~imperiale_env.batch.state.BatchState.header`
-    (one array to pass where the state is 55: at batch 1 the passing was most of the call).
-    Returns ``(STALE, 0, -1, 0)``, touching nothing, when the header is of another layout than the
-    one this code was compiled for (a disk cache older than ``state.py``)."""
-    if head[0] != _state_fingerprint():
+    (one array to pass where the state is 55: at batch 1 the passing was most of the call) and the
+    tables as ``Tables.by_address`` (their first :data:`TABLE_SCALARS` fields, then the header of
+    the others).  Returns ``(STALE, 0, -1, 0)``, touching nothing, when a header is of another
+    layout than the one this code was compiled for (a disk cache older than the state or tables)."""
+    table_head = tables[TABLE_SCALARS]
+    if head[0] != _state_fingerprint() or table_head[0] != _tables_fingerprint():
         return STALE, 0, -1, 0
-    return step_slice(actions, bits, _state_at(head), tables, deals, eb, en, flags, keys, next_bits)
+    return step_slice(actions, bits, _state_at(head), (*tables[:TABLE_SCALARS], *_tables_at(table_head)), deals, eb,
+                      en, flags, keys, next_bits)
 
 
 @njit(cache=True, parallel=True, _nrt=False)

@@ -130,6 +130,7 @@ class BatchState:
         # The kernels' tuples hold the arrays themselves: a field given a new array drops them.
         object.__setattr__(self, name, value)
         self.__dict__.pop("_packed", None)
+        self.__dict__.pop("_header", None)
 
     def packed(self, names: tuple[str, ...] | None = None) -> tuple[np.ndarray, ...]:
         """Every array (or those of ``names``) as a plain tuple, the form the compiled entry points
@@ -147,10 +148,14 @@ class BatchState:
         :func:`layout`), the cheapest form to pass to a compiled call.  Built once and kept, like
         :meth:`packed`, and dropped with it when a field gets a new array: the state holds the
         arrays it points into."""
+        if names is None and "_header" in self.__dict__:  # the step's, once a decision at batch 1
+            return self.__dict__["_header"]
         packs = self.__dict__.setdefault("_packed", {})
         key = ("header", names)
         if key not in packs:
             packs[key] = header(self.packed(names))
+            if names is None:
+                self.__dict__["_header"] = packs[key]
         return packs[key]
 
     def to_dict(self) -> dict[str, Any]:

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from imperiale_env.batch.addresses import header, layout_of
 from imperiale_env.batch.observe_kernels import BLOCK_STARTS, SeenTables
-from imperiale_env.batch.stages_kernels import STAGE_KINDS, TableArrays
+from imperiale_env.batch.stages_kernels import STAGE_KINDS, TABLE_LAYOUT, TABLE_SCALARS, TableArrays
 from imperiale_env.batch.state import DEAL_FILLS
 from imperiale_env.core.card_masks import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, RANK_MASK
 from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
@@ -127,8 +128,8 @@ class Tables:
         self.fallen_held = np.array([sum(1 << card(s, x) for x in held) for s in range(NUM_SUITS)], dtype=np.uint64)
         self.fallen_want = np.array([sum(1 << card(s, x) for x in want) for s in range(NUM_SUITS)], dtype=np.uint64)
         self.arrays = TableArrays(
-            rule_record(rules), single_deal, keep_history, event_bound(rules), self.stage_kind, self.stage_pos,
-            self.pack, KQJ, self.honour_mask, self.item_mask,
+            rule_record(rules), single_deal, keep_history, event_bound(rules), KQJ, self.stage_kind, self.stage_pos,
+            self.pack, self.honour_mask, self.item_mask,
             self.item_weights, self.turned_need, self.trick_points, self.fallen_held, self.fallen_want,
             CARD_POINT_VALUE, DEAL_FILLS,
         )
@@ -136,6 +137,12 @@ class Tables:
         self.seen = SeenTables(BLOCK_STARTS, self.arrays.rules, self.is_turned_stage, self.item_mask)
         #: Both as plain tuples, the form the compiled entry points take (:meth:`BatchState.packed`).
         self.packed, self.seen_packed = tuple(self.arrays), tuple(self.seen)
+        by_address = self.packed[TABLE_SCALARS:]
+        if layout_of(by_address) != TABLE_LAYOUT:
+            raise TypeError(f"Tables: the arrays passed by address are {layout_of(by_address)}, but the compiled "
+                            f"step is written for stages_kernels.TABLE_LAYOUT {TABLE_LAYOUT}: change both")
+        #: The form the one-thread compiled step takes: the leading fields, then the others by address.
+        self.by_address = (*self.packed[:TABLE_SCALARS], header(by_address))
 
 
 def event_bound(rules: Rules) -> int:
