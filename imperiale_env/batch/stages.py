@@ -24,6 +24,7 @@ from imperiale_env.batch.stages_kernels import (
     STALE,
     START,
     STEP,
+    run_at,
     run_slice,
     step_at,
     step_slice,
@@ -134,12 +135,9 @@ class StageMachine:
             self.next_bits = self._next
             if not ended:
                 return _NO_ROWS
-        s, t, deals, keys = self._kernel_args(state, deal_orders)
-        with _wrapping():
-            while lo < n:
-                lo = run_slice(lo, n, STEP, _NO_ROWS, actions, _NO_SEEDS, s, t, deals, self.events[0],
-                               self.counts[0], self.flags, keys[0])
-                self._flush()
+        while lo < n:
+            lo = self._run(state, deal_orders, lo, n, STEP, _NO_ROWS, actions, _NO_SEEDS)
+            self._flush()
         if self._archive_deals is not None:
             self._resume_paused(state, deal_orders, np.arange(n))
         return self.ended()
@@ -160,13 +158,25 @@ class StageMachine:
     def _advance(self, state: BatchState, deal_orders: np.ndarray, rows: np.ndarray, seeds: np.ndarray,
                  mode: int) -> None:
         """Start (``seeds``) or resume the games ``rows``."""
-        s, t, deals, keys = self._kernel_args(state, deal_orders)
         lo = 0
+        while lo < len(rows):
+            lo = self._run(state, deal_orders, lo, len(rows), mode, rows, _NO_ROWS, seeds)
+            self._flush()
+
+    def _run(self, state: BatchState, deal_orders: np.ndarray, lo: int, hi: int, mode: int, rows: np.ndarray,
+             actions: np.ndarray, seeds: np.ndarray) -> int:
+        """One call of the compiled stages on one thread (:func:`~.stages_kernels.run_games`): by address
+        when compiled, on the tuples with NUMBA_DISABLE_JIT; returns where it stopped."""
+        if self._compiled:
+            lo = run_at(state.header(), self.tables.by_address, lo, hi, mode, rows, actions, seeds, deal_orders,
+                        self.events, self.counts, self.flags, self._keys)
+            if lo == STALE:
+                raise RuntimeError(STALE_CACHE)
+            return lo
+        s, t, deals, keys = self._kernel_args(state, deal_orders)
         with _wrapping():
-            while lo < len(rows):
-                lo = run_slice(lo, len(rows), mode, rows, _NO_ROWS, seeds, s, t, deals, self.events[0],
-                               self.counts[0], self.flags, keys[0])
-                self._flush()
+            return run_slice(lo, hi, mode, rows, actions, seeds, s, t, deals, self.events[0], self.counts[0],
+                             self.flags, keys[0])
 
     def _resume_paused(self, state: BatchState, deal_orders: np.ndarray, rows: np.ndarray) -> None:
         """Archive the deals of the games paused at a deal's end, then run them on."""

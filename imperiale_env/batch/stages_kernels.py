@@ -368,9 +368,11 @@ def step_slice(actions: np.ndarray, bits: np.ndarray, state, tables, deals: np.n
     illegal, first = illegal_actions(actions, bits, s.kind)
     if illegal:
         return 0, illegal, first, 0
-    # ``rows`` and ``seeds`` are not read when stepping: empty slices of arrays of their types.
-    stop = run_games(0, n, STEP, flags[:0], actions, s.seed[:0], s, t, state[FIRST_DEAL_FIELD:], deals, eb[0], en[0],
-                     flags, keys[0])
+    # ``rows`` and ``seeds`` are not read when stepping: empty slices of arrays of their types.  The
+    # first game and the mode as int64, not literals: numba would compile run_games for the literal
+    # values apart from its other callers' (seconds of compiling on first use).
+    stop = run_games(np.int64(0), n, np.int64(STEP), flags[:0], actions, s.seed[:0], s, t, state[FIRST_DEAL_FIELD:],
+                     deals, eb[0], en[0], flags, keys[0])
     ended = 0
     for i in range(stop):
         if flags[i] >= 0:
@@ -408,6 +410,22 @@ def step_at(head: np.ndarray, actions: np.ndarray, bits: np.ndarray, tables, dea
         return STALE, 0, -1, 0
     return step_slice(actions, bits, _state_at(head), (*tables[:TABLE_SCALARS], *_tables_at(table_head)), deals, eb,
                       en, flags, keys, next_bits)
+
+
+@njit(cache=True, _nrt=False)
+def run_at(head: np.ndarray, tables, lo: int, hi: int, mode: int, rows: np.ndarray, actions: np.ndarray,
+           seeds: np.ndarray, deals: np.ndarray, eb: np.ndarray, en: np.ndarray, flags: np.ndarray,
+           keys: np.ndarray) -> int:
+    """:func:`run_slice` on the state and tables by address, as :func:`step_at` takes them and with
+    the same buffers (so that :func:`run_games` is compiled for one set of types); :data:`STALE`,
+    touching nothing, when a header is of another layout than this code's."""
+    table_head = tables[TABLE_SCALARS]
+    if head[0] != _state_fingerprint() or table_head[0] != _tables_fingerprint():
+        return STALE
+    state = _state_at(head)
+    return run_games(lo, hi, mode, rows, actions, seeds, StateArrays(*state),
+                     TableArrays(*tables[:TABLE_SCALARS], *_tables_at(table_head)), state[FIRST_DEAL_FIELD:], deals,
+                     eb[0], en[0], flags, keys[0])
 
 
 @njit(cache=True, parallel=True, _nrt=False)
