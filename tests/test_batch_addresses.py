@@ -97,3 +97,29 @@ def test_a_field_given_a_new_array_is_read_from_it():
         assert np.array_equal(game.observe(), twin.observe())
         assert np.array_equal(game.step(a)[0], twin.step(a)[0])
     assert np.array_equal(game.hands, twin.hands) and np.array_equal(game.played_in, twin.played_in)
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copied_batch_steps_its_own_arrays(how):
+    import copy
+    import pickle
+
+    game, twin = BatchGame("academie", 1, auto_next_game=True), BatchGame("academie", 1, auto_next_game=True)
+    game.reset(4)
+    twin.reset(4)
+    for step in range(5):  # the original's header is built and kept
+        a = random_legal_actions(game.action_bits(), 1, step)
+        game.step(a)
+        twin.step(a)
+    clone = copy.deepcopy(game) if how == "deepcopy" else pickle.loads(pickle.dumps(game))
+    before = game.state.to_dict()
+    for step in range(5, 40):
+        a = random_legal_actions(clone.action_bits(), 1, step)
+        assert np.array_equal(clone.observe(), twin.observe())
+        clone.step(a)
+        twin.step(a)
+    after = game.state.to_dict()
+    assert all(np.array_equal(before[k], after[k]) for k in before if k != "version")  # the original untouched
+    assert np.array_equal(clone.hands, twin.hands) and not np.array_equal(clone.history_len, game.history_len)
+    # The tables' header too points into the copy's own arrays (the original's may be freed).
+    assert clone.tables.by_address[-1][1] == clone.tables.packed[5].ctypes.data != game.tables.by_address[-1][1]

@@ -132,6 +132,11 @@ class BatchState:
         self.__dict__.pop("_packed", None)
         self.__dict__.pop("_header", None)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy or a pickle leaves the kept tuples and headers behind: a header holds the addresses of
+        # this state's own arrays, and a copy stepped through it would write into the original.
+        return {k: v for k, v in self.__dict__.items() if k not in ("_packed", "_header")}
+
     def packed(self, names: tuple[str, ...] | None = None) -> tuple[np.ndarray, ...]:
         """Every array (or those of ``names``) as a plain tuple, the form the compiled entry points
         take (they name them again inside: :data:`StateArrays`).  Built once and kept: numba types

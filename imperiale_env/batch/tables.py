@@ -141,8 +141,18 @@ class Tables:
         if layout_of(by_address) != TABLE_LAYOUT:
             raise TypeError(f"Tables: the arrays passed by address are {layout_of(by_address)}, but the compiled "
                             f"step is written for stages_kernels.TABLE_LAYOUT {TABLE_LAYOUT}: change both")
-        #: The form the one-thread compiled step takes: the leading fields, then the others by address.
-        self.by_address = (*self.packed[:TABLE_SCALARS], header(by_address))
+
+    @property
+    def by_address(self) -> tuple:
+        """The form the one-thread compiled step takes: the leading fields, then the others by address
+        (:func:`~imperiale_env.batch.addresses.header`); built once and kept."""
+        if "_by_address" not in self.__dict__:
+            self.__dict__["_by_address"] = (*self.packed[:TABLE_SCALARS], header(self.packed[TABLE_SCALARS:]))
+        return self.__dict__["_by_address"]
+
+    def __getstate__(self) -> dict:
+        # A copy or a pickle builds its own header: this one holds the addresses of these arrays.
+        return {k: v for k, v in self.__dict__.items() if k != "_by_address"}
 
 
 def event_bound(rules: Rules) -> int:
