@@ -28,9 +28,12 @@ from imperiale_train.rollout import OpponentPool, SelfPlayRollout  # noqa: E402
 
 
 def _digest(*arrays: np.ndarray) -> str:
+    """The values' digest; integers as int64, so that a narrower dtype (the batch state's int8 seats
+    and int16 scores, state version 3) keeps the digests pinned when the values are the same."""
     d = hashlib.sha256()
     for a in arrays:
-        d.update(np.ascontiguousarray(a).tobytes())
+        a = np.asarray(a)
+        d.update(np.ascontiguousarray(a.astype(np.int64) if a.dtype.kind in "iu" else a).tobytes())
     return d.hexdigest()[:16]
 
 
