@@ -190,12 +190,12 @@ def test_imitation_infer_needs_two_players_and_a_champion():
     from imperiale_train.config import ConfigError, make_config
 
     assert make_config(rules="academie", imitation_rounds=1, imitation_infer=True).imitation_infer
-    for preset in ("academie3", "foster"):
+    for preset in ("academie3", "imperijal"):
         with pytest.raises(ConfigError, match="imitation_infer"):
             make_config(rules=preset, imitation_rounds=1, imitation_infer=True)
 
 
 def test_infer_without_a_champion_says_why():
     pytest.importorskip("torch")
-    with pytest.raises(AgentError, match="'infer' models the opponent with the shipped champion.*foster"):
-        make_agent("pimc:4:infer", "foster")
+    with pytest.raises(AgentError, match="'infer' models the opponent with the shipped champion.*imperijal"):
+        make_agent("pimc:4:infer", "imperijal")
