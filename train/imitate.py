@@ -38,7 +38,7 @@ from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rules import Rules
 from imperiale_train.config import TrainConfig
 from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, critic_input
-from imperiale_train.rollout import hidden_hands
+from imperiale_train.rollout import hidden_hands, unpack_hands
 
 #: Phase of a card to play in the observation (:class:`imperiale_agents.view.View`).
 PLAY_PHASE = 2
@@ -188,13 +188,13 @@ class _Labeller:
                                                                                      int(turn.seat[live[r]])))
                      for r in cards]
         results = self.pool.map(jobs)
-        searched = results[: len(cards)] if self.player is None else None
-        if self.player is not None:
+        if self.player is None:  # pimc's searches come first: its cards
+            action[cards] = [card for card, _ in results[: len(cards)]]
+        else:
             action[cards] = self.player.act(obs[cards], mask[cards], rng)
-        for k, r in enumerate(cards):
-            if searched is not None:
-                action[r] = searched[k][0]
-            self.values[r] = results[-len(cards) + k][1] if self.double_dummy else results[k][1]
+        kept = results[len(results) - len(cards):]  # the true deal's values, or pimc's means
+        for r, (_, values) in zip(cards, kept, strict=True):
+            self.values[r] = values
         full = np.zeros(self.bg.n, dtype=np.int64)
         full[live] = action
         return full
@@ -222,11 +222,9 @@ class _Labeller:
 def true_world(bg: BatchGame, game: int, seat: int) -> np.ndarray:
     """The deal of game ``game`` as it stands, by seat relative to ``seat``: ``(1, 3, 36)`` bool,
     the form of pimc's sampled worlds (the third row empty with two players)."""
-    world = np.zeros((1, 3, NUM_CARDS), dtype=bool)
-    for k in range(bg.players):
-        hand = int(bg.hands[game, (seat + k) % bg.players])
-        world[0, k] = [(hand >> c) & 1 for c in range(NUM_CARDS)]
-    return world
+    hands = np.zeros((1, 3), dtype=np.uint64)
+    hands[0, : bg.players] = bg.hands[game, (seat + np.arange(bg.players)) % bg.players]
+    return unpack_hands(hands).reshape(1, 3, NUM_CARDS) > 0
 
 
 def targets(labels: Labels, temperature: float) -> np.ndarray:
