@@ -241,3 +241,12 @@ def test_a_player_other_than_pimc_needs_double_dummy_labels():
     with pytest.raises(ConfigError, match="imitation_player"):
         make_config(None, ["imitation_player=human", "imitation_labels=dd"])
     assert make_config(None, ["imitation_player=champion", "imitation_labels=dd"]).imitation_player == "champion"
+
+
+def test_a_missing_imitation_player_is_refused_before_the_run_folder_is_made(tmp_path):
+    run_dir = tmp_path / "run"
+    cfg = make_config(None, {**TINY, "run_dir": str(run_dir), "imitation_player": "neural:/no/such.pt",
+                             "imitation_labels": "dd"})
+    with pytest.raises(ConfigError, match="imitation_player: neural:/no/such.pt: no such checkpoint"):
+        train(cfg)
+    assert not run_dir.exists()

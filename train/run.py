@@ -132,11 +132,14 @@ def _saved_config(data: dict[str, Any], ckpt_path: Path) -> TrainConfig:
 
 
 def _check_opponents(cfg: TrainConfig, rules) -> None:
-    """Build every evaluation and training opponent now, so that a bad spec fails before the first iteration."""
+    """Build every evaluation and training opponent and the imitation's player now, so that a bad
+    spec fails before the first iteration (and before the run's folder is made)."""
     from imperiale_agents.base import AgentError, make_agent
 
-    for key in ("eval_opponents", "train_opponents"):
-        for spec in getattr(cfg, key):
+    player = (cfg.imitation_player,) if cfg.imitation_rounds and cfg.imitation_player != "pimc" else ()
+    for key, specs in (("eval_opponents", cfg.eval_opponents), ("train_opponents", cfg.train_opponents),
+                       ("imitation_player", player)):
+        for spec in specs:
             try:
                 make_agent(spec, rules)
             except AgentError as exc:
