@@ -30,8 +30,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
+    # The workers inherit PYTHONPATH from this process, without a runtime_env: that would have Ray's
+    # runtime-env agent prepare every worker, and the raylet exits when an agent fails (Ray issue
+    # 49162), which ends this whole test session with exit code 1 and no report (seen once in CI, in
+    # this module).  A small object store: what travels here is a few MB.
+    earlier = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), earlier) if p)
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=200 * 1024**2)
+    finally:
+        if earlier is None:
+            os.environ.pop("PYTHONPATH")
+        else:
+            os.environ["PYTHONPATH"] = earlier
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     yield
     ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
