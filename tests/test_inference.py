@@ -4,9 +4,12 @@ legally and reproducibly."""
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 
+from imperiale_agents import champions
 from imperiale_agents.base import AgentError, make_agent
 from imperiale_agents.heuristic import HeuristicAgent
 from imperiale_agents.inference import play_log_likelihood, resample, their_decisions
@@ -185,7 +188,14 @@ def test_imitation_labels_with_infer_are_the_same_whatever_the_worker_count():
     assert not np.array_equal(a.values[:n], plain.values[:n], equal_nan=True)
 
 
-def test_imitation_infer_needs_two_players_and_a_champion():
+@pytest.fixture
+def champions_of_academie_only(tmp_path, monkeypatch):
+    """A champions folder holding academie's champion alone: the other presets have none."""
+    shutil.copy(champions.champion_path("academie"), tmp_path / "academie.npz")
+    monkeypatch.setattr(champions, "CHAMPIONS_DIR", tmp_path)
+
+
+def test_imitation_infer_needs_two_players_and_a_champion(champions_of_academie_only):
     pytest.importorskip("torch")
     from imperiale_train.config import ConfigError, make_config
 
@@ -195,7 +205,7 @@ def test_imitation_infer_needs_two_players_and_a_champion():
             make_config(rules=preset, imitation_rounds=1, imitation_infer=True)
 
 
-def test_infer_without_a_champion_says_why():
+def test_infer_without_a_champion_says_why(champions_of_academie_only):
     pytest.importorskip("torch")
     with pytest.raises(AgentError, match="'infer' models the opponent with the shipped champion.*imperijal"):
         make_agent("pimc:4:infer", "imperijal")
