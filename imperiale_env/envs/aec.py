@@ -2,9 +2,10 @@
 # L'Impériale
 
 A two- or three-player trick-taking card game of the 17th century, an ancestor of Piquet, as a
-PettingZoo classic environment (AEC API) over the reference engine
-:class:`~imperiale_env.reference.game.Game` (for one game it is faster than a batch of one, see
-``imperiale bench``), observed by :func:`~imperiale_env.reference.observe.observe`.
+PettingZoo classic environment (AEC API) over the batched engine: a
+:class:`~imperiale_env.batch.BatchGame` of one game (:mod:`imperiale_env.envs.single_game`), one
+compiled call a step and one for each observation, as fast for one game as the reference engine
+:class:`~imperiale_env.reference.game.Game`, which stays the oracle the tests compare it with.
 
 | Import             | `from imperiale_env.envs.aec import env`; `pettingzoo.make("aec", "imperiale/imperiale_v1")` |
 |--------------------|-----------------------------------------------------------------------------------------|
@@ -55,9 +56,10 @@ dealer.  Seats are relative to the observing agent, so one network serves every 
 entry is a small integer (a flag, a count or "1 + a category", 0 for none) within the exact
 bounds of the space; a network one-hot encodes the categories
 (:data:`~imperiale_env.core.observation.FEATURES`).  Every agent gets its own real view of the
-table at any time (:func:`~imperiale_env.reference.observe.observe`, the oracle of the batched
-encoder): an agent who is not to act sees no pending decision (phase and question blocks
-zero).  The impériales are capped at the target and the points at 24: only the final state
+table at any time (the batched encoder, checked equal to the reference
+:func:`~imperiale_env.reference.observe.observe` for every seat at every decision by
+``tests/test_env_engine.py``): an agent who is not to act sees no pending decision (phase and
+question blocks zero).  The impériales are capped at the target and the points at 24: only the final state
 of a game reaches a cap.
 
 #### Legal Actions Mask
@@ -93,7 +95,9 @@ With `episode="deal"`, a deal that ends without a winner gives each player the c
 score in impériales over the deal (points count 1/24) minus the mean change of the others.
 Nothing is rewarded before the end; `last()` returns the reward accumulated since the agent
 last acted.  The game seed the engine used is `env.unwrapped.game_seed`: replaying the same
-actions in :class:`imperiale_env.reference.game.Game` with that seed gives the same game.
+actions in :class:`imperiale_env.reference.game.Game` with that seed gives the same game, which
+is what `env.unwrapped.engine` does (rebuilt on demand, for rendering and for reading the hands,
+tricks and events; the plain loop never builds it).
 
 ### Version History
 
@@ -121,15 +125,13 @@ from imperiale_env.envs.common import (
     check_render_mode,
     check_start,
     draw_game_seeds,
-    end_rewards,
-    new_game,
     observation_box,
     one_thread,
     reset_start,
 )
 from imperiale_env.envs.render_text import present, table_text
+from imperiale_env.envs.single_game import SingleGame
 from imperiale_env.reference.game import Game
-from imperiale_env.reference.observe import observe
 
 __all__ = ["aec_decisions_per_second", "env", "raw_env"]
 
@@ -202,7 +204,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.start = check_start(self.rules, start, self.episode)
         self.render_mode = check_render_mode(render_mode)
         P = self.rules.players
-        self._game: Game | None = None
+        self._game = SingleGame(self.rules, self.episode)
         self.possible_agents = [f"player_{p}" for p in range(P)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
@@ -242,9 +244,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     # ------------------------------------------------------------------ the game
 
     @property
-    def engine(self) -> Game:
-        """The reference game being played (read it, do not step it); ``None`` before the first reset."""
-        return self._game
+    def engine(self) -> Game | None:
+        """The reference game being played, rebuilt from the seed and the actions on demand (read
+        it, do not step it); ``None`` before the first reset."""
+        return self._game.game
 
     @property
     def winner(self) -> int | None:
@@ -266,15 +269,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if seed is not None or self._np_random is None:
             self._np_random, self._np_random_seed = seeding.np_random(seed)
         self.game_seed = draw_game_seeds(self._np_random)
-        self._game = new_game(self.rules, self.game_seed, start, self.episode)
+        self._game.reset(self.game_seed, start)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        if self._game.decision is None:  # the game ended before its first decision (a turned honour at 4 impériales)
-            self._end(end_rewards(self._game))
+        if self._game.over:  # the game ended before its first decision (a turned honour at 4 impériales)
+            self._end(self._game.end_rewards())
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = self.possible_agents[self._game.current_player]
@@ -297,7 +300,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                 raise ValueError(f"{agent}: the game is over for this agent: step(None), not "
                                  f"step({reprlib.repr(action)})")
             return None
-        return check_action(action, self._game.legal_mask(), agent)
+        return check_action(action, self._game.legal_mask, agent)
 
     @one_thread
     def step(self, action: Any) -> None:
@@ -309,12 +312,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         seat = self._seat[agent]
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        if action not in self._game.decision.legal:
-            legal = ", ".join(f"{a} {describe(a)}" for a in self._game.decision.legal)
+        if not self._game.is_legal(action):
+            legal = ", ".join(f"{a} {describe(a)}" for a in np.flatnonzero(self._game.legal_mask()))
             raise ValueError(f"{agent}: illegal action {action} ({describe(action)}) now (legal: {legal})")
         self._game.step(action)
-        if self._game.decision is None:
-            self._end(end_rewards(self._game))
+        if self._game.over:
+            self._end(self._game.end_rewards())
             self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
         else:
             self.agent_selection = self.possible_agents[self._game.current_player]
@@ -323,10 +326,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
-        obs = observe(self._game, seat)
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        obs = self._game.observe(seat)
         if self._game.current_player == seat and agent == self.agent_selection:
-            mask[self._game.legal_actions()] = 1
+            mask = self._game.legal_mask().view(np.int8)
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
     # ------------------------------------------------------------------ rendering
@@ -335,16 +339,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         return present(self.render_mode, self._table, self._image)
 
     def _table(self) -> str:
-        if self._game is None:
+        game = self._game.game
+        if game is None:
             return "L'Impériale: no game yet (call reset)"
-        return table_text(self._game, self._game.current_player, self.possible_agents, tell_events=True)
+        return table_text(game, game.current_player, self.possible_agents, tell_events=True)
 
     def _image(self) -> np.ndarray:
         """The acting seat's view, as :meth:`_table` writes it, drawn with cards."""
         from imperiale_env.envs.render_image import table_image
 
-        return table_image(self._game, None if self._game is None else self._game.current_player,
-                           self.possible_agents)
+        game = self._game.game
+        return table_image(game, None if game is None else game.current_player, self.possible_agents)
 
     def close(self) -> None:
         self._closed = True

@@ -1,6 +1,6 @@
 """Small helpers shared by the AEC, Gymnasium and vector environments: the checks of what a
 user passes them (options, actions, seeds), each naming what was wrong and what is allowed,
-and the reference game and end rewards of the single-game environments."""
+and the end rewards of a reference game (the OpenSpiel game's)."""
 
 from __future__ import annotations
 
@@ -75,17 +75,18 @@ def is_integer(value: Any) -> bool:
     return isinstance(value, np.ndarray) and value.shape == () and np.issubdtype(value.dtype, np.integer)
 
 
-def check_action(action: Any, mask: np.ndarray, who: str) -> int:
+def check_action(action: Any, legal_mask: Callable[[], np.ndarray], who: str) -> int:
     """``action`` as an action id ``0..42`` for ``who`` (the agent to act), or an error naming
-    the action, the allowed ids and the legal actions now.  Accepted: a Python int or a numpy
-    integer; refused with ``TypeError``: bool, float (even 38.0), str, None and anything else;
-    refused with ``ValueError``: an integer outside ``0..42``.  Whether it is legal is not
-    checked here (each environment has its own answer to an illegal action)."""
+    the action, the allowed ids and the legal actions now (``legal_mask()``, called only for the
+    error: a step needs no mask).  Accepted: a Python int or a numpy integer; refused with
+    ``TypeError``: bool, float (even 38.0), str, None and anything else; refused with
+    ``ValueError``: an integer outside ``0..42``.  Whether it is legal is not checked here (each
+    environment has its own answer to an illegal action)."""
     if type(action) is int and 0 <= action < act.NUM_ACTIONS:  # the common case, checked first (every step)
         return action
 
     def allowed() -> str:  # written only for an error: listing the legal actions costs more than a step
-        legal = ", ".join(f"{a} {act.describe(a)}" for a in np.flatnonzero(mask))
+        legal = ", ".join(f"{a} {act.describe(a)}" for a in np.flatnonzero(legal_mask()))
         return f"an action id, an integer 0..{act.NUM_ACTIONS - 1} (legal now: {legal})"
 
     if action is None:
@@ -138,18 +139,6 @@ def draw_game_seeds(rng: np.random.Generator, n: int | None = None) -> Any:
     uint64."""
     seeds = rng.integers(0, 2**64, size=n, dtype=np.uint64) & np.uint64(SEED_LIMIT - 1)
     return int(seeds) if n is None else seeds
-
-
-def new_game(rules: Rules, game_seed: int, start: dict[str, Any] | None, episode: str) -> Game:
-    """The reference game a single-game environment plays: dealt from ``game_seed`` (as the
-    batched engine deals the same seed), from ``start`` (or 0 to 0), one deal for
-    ``episode="deal"``.  The reference engine is the faster one for a single game
-    (``imperiale bench``: the AEC loop over it against a batch of one)."""
-    single = episode == "deal"
-    if start is None:
-        return Game(rules, seed=game_seed, single_deal=single)
-    return Game(rules, seed=game_seed, dealer=start["dealer"], imperiales=start["imperiales"], points=start["points"],
-                single_deal=single)
 
 
 def end_rewards(game: Game) -> np.ndarray:

@@ -52,10 +52,14 @@ rules) naming it and what is allowed.  ``reset(seed=...)`` takes an integer in `
 game seed is :attr:`ImperialeEnv.game_seed` (and ``info["game_seed"]``, in ``[0, 2**63)`` so
 that Gymnasium's vector envs can gather it as an int64): the reference
 :class:`~imperiale_env.reference.game.Game` with that seed, given the same actions of every seat,
-plays the same game.  The opponent moves inside ``reset`` and ``step`` until the agent must
-decide.  A game that ends before the agent's first decision (practically never: only a start
-score one award from the target, or the opponent's carte blanche in a one-deal episode) is
-dropped and a new one dealt.  Observations and infos are fresh arrays on every call.
+plays the same game.  The env plays on the batched engine, a
+:class:`~imperiale_env.batch.BatchGame` of one game (:mod:`imperiale_env.envs.single_game`);
+:attr:`ImperialeEnv.engine` is that reference game, rebuilt from the actions on demand (for
+rendering and for reading hands and tricks; the plain loop never builds it).  The opponent
+moves inside ``reset`` and ``step`` until the agent must decide.  A game that ends before the
+agent's first decision (practically never: only a start score one award from the target, or
+the opponent's carte blanche in a one-deal episode) is dropped and a new one dealt.
+Observations and infos are fresh arrays on every call.
 """
 
 from __future__ import annotations
@@ -78,16 +82,14 @@ from imperiale_env.envs.common import (
     check_render_mode,
     check_start,
     draw_game_seeds,
-    end_rewards,
     is_integer,
-    new_game,
     observation_box,
     one_thread,
     reset_start,
 )
 from imperiale_env.envs.render_text import present, table_text
+from imperiale_env.envs.single_game import SingleGame
 from imperiale_env.reference.game import Game
-from imperiale_env.reference.observe import observe
 
 __all__ = ["ImperialeEnv"]
 
@@ -120,7 +122,7 @@ class ImperialeEnv(gymnasium.Env):
         self.observation_space = observation_box(self.rules)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._opponent = self._adapt_opponent(opponent)
-        self._game: Game | None = None
+        self._game = SingleGame(self.rules, self.episode)
         self.agent_seat: int | None = None
         self.game_seed: int | None = None
         self._over = True
@@ -162,22 +164,21 @@ class ImperialeEnv(gymnasium.Env):
         """Let the opponent play until the agent must decide or the game ends; returns the
         agent's reward meanwhile (the end reward, if the game ended) and whether the game ended."""
         game = self._game
-        while game.decision is not None and game.current_player != self.agent_seat:
+        while not game.over and game.current_player != self.agent_seat:
             seat = game.current_player
-            mask = game.legal_mask()
             who = f"the opponent (seat {seat})"
-            action = check_action(self._opponent_action(observe(game, seat), mask.copy()), mask, who)
-            if not mask[action]:
-                legal = np.flatnonzero(mask).tolist()
+            action = check_action(self._opponent_action(game.observe(seat), game.legal_mask()), game.legal_mask, who)
+            if not game.is_legal(action):
+                legal = np.flatnonzero(game.legal_mask()).tolist()
                 raise ValueError(f"the opponent (seat {seat}) chose the illegal action {action}; legal: {legal}")
             game.step(action)
         return self._end_reward()
 
     def _end_reward(self) -> tuple[float, bool]:
         """The agent's reward now (nothing before the end) and whether the game ended."""
-        if self._game.decision is not None:
+        if not self._game.over:
             return 0.0, False
-        return float(end_rewards(self._game)[self.agent_seat]), True
+        return float(self._game.end_rewards()[self.agent_seat]), True
 
     # ------------------------------------------------------------------ the Gymnasium API
 
@@ -191,7 +192,7 @@ class ImperialeEnv(gymnasium.Env):
             self.agent_seat = (int(self.np_random.integers(self.players)) if self._seat_choice == "random"
                                else self._seat_choice)
             self.game_seed = draw_game_seeds(self.np_random)
-            self._game = new_game(self.rules, self.game_seed, start, self.episode)
+            self._game.reset(self.game_seed, start)
             _, ended = self._play_opponents()
             if not ended:
                 break
@@ -207,9 +208,8 @@ class ImperialeEnv(gymnasium.Env):
     def step(self, action: Any):
         if self._over:
             raise RuntimeError("the episode is over: call reset() before step()")
-        mask = self._game.legal_mask()
-        a = check_action(action, mask, f"the agent (seat {self.agent_seat})")
-        if not mask[a]:
+        a = check_action(action, self._game.legal_mask, f"the agent (seat {self.agent_seat})")
+        if not self._game.is_legal(a):
             self._over = True
             self._illegal = True
             return self._observation(), -1.0, True, False, self._info()
@@ -221,7 +221,7 @@ class ImperialeEnv(gymnasium.Env):
         return self._observation(), reward, ended, False, self._info()
 
     def _observation(self) -> np.ndarray:
-        return observe(self._game, self.agent_seat)
+        return self._game.observe(self.agent_seat)
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, (43,) bool (all False once the episode is over)."""
@@ -240,9 +240,10 @@ class ImperialeEnv(gymnasium.Env):
         return info
 
     @property
-    def engine(self) -> Game:
-        """The reference game being played (read it, do not step it); ``None`` before the first reset."""
-        return self._game
+    def engine(self) -> Game | None:
+        """The reference game being played, rebuilt from the seed and the actions on demand (read
+        it, do not step it); ``None`` before the first reset."""
+        return self._game.game
 
     # ------------------------------------------------------------------ rendering
 
@@ -253,9 +254,10 @@ class ImperialeEnv(gymnasium.Env):
         return [f"player_{p}" + (" (you)" if p == self.agent_seat else "") for p in range(self.players)]
 
     def _table(self) -> str:
-        if self._game is None:
+        game = self._game.game
+        if game is None:
             return "L'Impériale: no game yet (call reset)"
-        text = table_text(self._game, self.agent_seat, self._names(), tell_events=True)
+        text = table_text(game, self.agent_seat, self._names(), tell_events=True)
         if self._illegal:
             text += "\nOver:    an illegal action ended the episode"
         return text
@@ -264,7 +266,7 @@ class ImperialeEnv(gymnasium.Env):
         """The agent's seat's view, as :meth:`_table` writes it, drawn with cards."""
         from imperiale_env.envs.render_image import table_image
 
-        return table_image(self._game, self.agent_seat, self._names(),
+        return table_image(self._game.game, self.agent_seat, self._names(),
                            note="an illegal action ended the episode" if self._illegal else None)
 
     def close(self) -> None:
