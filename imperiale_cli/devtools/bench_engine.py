@@ -164,7 +164,7 @@ def _measure(rules: Rules, batch_sizes: list[int], seconds: float, threads: int,
         yield "AEC loop: not available (imperiale_env.envs.aec is missing)"
     else:
         aec = aec_decisions_per_second(rules, seconds)
-        yield f"AEC loop (env(), reference engine): {_si(aec)} decisions/s, {aec / ref:.2f}x reference"
+        yield f"AEC loop (env(), BatchGame(1)): {_si(aec)} decisions/s, {aec / ref:.2f}x reference"
     for batch in batch_sizes:
         plain, games = batch_rate(rules, batch, seconds, observe=False, threads=threads)
         with_obs, _ = batch_rate(rules, batch, seconds, observe=True, threads=threads)
