@@ -10,7 +10,8 @@ demand and only as far as the actions that are new since the last look: the plai
 environment without a render mode never builds it.
 
 A copy or a pickle carries the batch, the seed and the actions; the rebuilt game is left out and
-rebuilt when asked for.
+rebuilt when asked for.  The first environment of a new install compiles the batched engine
+into numba's cache (some 40 s, once; then under a second from the cache).
 """
 
 from __future__ import annotations
