@@ -144,6 +144,3 @@ class SingleGame:
         state = dict(self.__dict__)
         state["_replay"], state["_replayed"] = None, 0
         return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
