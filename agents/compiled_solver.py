@@ -41,8 +41,12 @@ from imperiale_env.core.rules import Rules, rank_index, rule_record
 from imperiale_env.kernels.mask_ops import BIT, ONE, STRONGER, SUIT_MASK, ZERO, card_count, lowest_card
 from imperiale_env.kernels.trick_rules import beats, legal_plays
 
-#: Most transposition table entries per thread (2**TT_BITS): about 1 MiB each 32k entries.
-TT_BITS = 16
+#: Table index bits of a solve from the first trick, by player count (2**bits entries, about 1 MiB
+#: each 32k).  Three players search a far larger tree (two hidden hands to play out, a tricks-won
+#: count per seat in the key): with 16 bits the table thrashed and ``pimc:16`` took 490 ms a
+#: decision in academie3, with 20 bits 200 ms; two players are fastest with 16 (1.8 ms a
+#: ``pimc:16`` decision in academie, 2.5 ms with 20: the larger table misses the processor's cache).
+TT_BITS = {2: 16, 3: 20}
 #: The fewest table index bits a solve uses.  A solve uses ``TT_BITS`` minus the tricks played
 #: (one bit less a trick played, ``MIN_TT_BITS`` at least): a small search spread over the whole
 #: table would miss the cache at every probe, and it needs only a few entries.
@@ -56,8 +60,9 @@ EXACT, LOWER, UPPER = 0, 1, 2
 Consts = namedtuple("Consts", ["rules", "cfg", "fcfg", "honours", "final"])
 #: One thread's search memory: the transposition table and the stack of plies.
 Memory = namedtuple("Memory", ["tt", "moves", "si", "sf", "tr", "skey"])
-# cfg slots (int64): players, trump, me, linear scoring (the play rules are read from the rules record).
-_P, _TRUMP, _ME, _LINEAR = range(4)
+# cfg slots (int64): players, trump, me, linear scoring, table bits (the play rules are read from the
+# rules record).
+_P, _TRUMP, _ME, _LINEAR, _TTBITS = range(5)
 _HASH_A = np.uint64(0x9E3779B97F4A7C15)
 _HASH_B = np.uint64(0xC2B2AE3D27D4EB4F)
 _HASH_C = np.uint64(0x165667B19E3779F9)
@@ -425,7 +430,7 @@ def _root_values(hands, leader, trick0, ntrick, tricks0, played, k, m, stamp, ou
     n = _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, k.honours, -1, order)
     out[:] = np.nan
     offset = k.fcfg[0] * (tricks0[k.cfg[_ME]] - 6) if k.cfg[_LINEAR] else 0.0
-    shift = np.uint64(64 - max(MIN_TT_BITS, TT_BITS - played))
+    shift = np.uint64(64 - max(MIN_TT_BITS, k.cfg[_TTBITS] - played))
     for j in range(n):
         c = order[j]
         out[c] = _play_value(hands, tricks, trick, ntrick, leader, win, win_seat, played, c, k, m, stamp,
@@ -490,7 +495,7 @@ class _Tables:
 
     def _allocate(self, chunks: int) -> None:
         self.chunks = chunks
-        self.tt = np.zeros((chunks, 1 << TT_BITS, 4), dtype=np.uint64)
+        self.tt = np.zeros((chunks, 1 << max(TT_BITS.values()), 4), dtype=np.uint64)
         self.moves = np.zeros((chunks, MAX_DEPTH, 2 * NUM_CARDS), dtype=np.int64)
         self.si = np.zeros((chunks, MAX_DEPTH, 13), dtype=np.int64)
         self.sf = np.zeros((chunks, MAX_DEPTH, 6), dtype=np.float64)
@@ -532,7 +537,7 @@ def _rule_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
         per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
         capot_extra = trick_score(rules, (12, 0))[0] - 6 * per_trick
     share = 1.0 if P == 2 else 1.0 / (P - 1)
-    cfg = np.array([P, 0, 0, linear], dtype=np.int64)
+    cfg = np.array([P, 0, 0, linear, TT_BITS[P]], dtype=np.int64)
     fcfg = np.array([per_trick, share], dtype=np.float64)
     # The final trick score for each seat, by tricks won (seats beyond P stay at 0 tricks).
     final = np.zeros((P, 13, 13, 13), dtype=np.float64)
