@@ -217,14 +217,12 @@ def test_an_unknown_label_kind_is_refused_with_the_allowed_ones():
 
 def test_another_player_at_the_cards_is_labelled_with_the_true_deals_values():
     """``player``: the champion plays the cards, each card valued by one exact solve of the true deal
-    (the best of which is not always the champion's card); pimc's labels are refused with it."""
+    (the best of which is not always the champion's card)."""
     from imperiale_agents.base import make_agent
 
     rules = make_rules("academie")
     champion = make_agent("champion", rules)
     with SearchPool(1) as pool:
-        with pytest.raises(ValueError, match="double_dummy"):
-            label_deals(rules, 1, np.random.default_rng(0), pool, samples=2, player=champion)
         a = label_deals(rules, 3, np.random.default_rng(6), pool, samples=2, player=champion, double_dummy=True)
         b = label_deals(rules, 3, np.random.default_rng(6), pool, samples=2, player=champion, double_dummy=True)
     searched = ~np.isnan(a.values).all(axis=1)
@@ -235,12 +233,35 @@ def test_another_player_at_the_cards_is_labelled_with_the_true_deals_values():
     assert best.any() and not best.all()
 
 
-def test_a_player_other_than_pimc_needs_double_dummy_labels():
-    with pytest.raises(ConfigError, match="imitation_labels"):
-        make_config(None, ["imitation_player=champion"])
+def test_another_player_at_the_cards_is_labelled_with_pimcs_values_there():
+    """DAgger: the champion plays the cards and pimc searches every position it reaches; the labels
+    are pimc's means over its sampled worlds, on the very deals the champion plays."""
+    from imperiale_agents.base import make_agent
+
+    rules = make_rules("academie")
+    champion = make_agent("champion", rules)
+    with SearchPool(1) as pool:
+        a = label_deals(rules, 3, np.random.default_rng(6), pool, samples=4, player=champion)
+        b = label_deals(rules, 3, np.random.default_rng(6), pool, samples=4, player=champion)
+        dd = label_deals(rules, 3, np.random.default_rng(6), pool, samples=4, player=champion, double_dummy=True)
+    searched = ~np.isnan(a.values).all(axis=1)
+    assert searched.sum() > 20
+    assert np.array_equal(a.values, b.values, equal_nan=True) and np.array_equal(a.action, b.action)
+    assert np.array_equal(champion.act(a.obs[searched], a.mask[searched]), a.action[searched])
+    # The same deals as the champion's with the true deal's values (the generator's first draw deals
+    # them, the greedy champion plays them): only the labels differ, pimc's means against one solve.
+    assert np.array_equal(a.obs, dd.obs) and np.array_equal(a.action, dd.action)
+    assert np.array_equal(np.isnan(a.values), np.isnan(dd.values))
+    assert not np.allclose(a.values[searched], dd.values[searched], equal_nan=True)
+    best = a.values[searched, a.action[searched]] == np.nanmax(a.values[searched], axis=1)
+    assert best.any() and not best.all()
+
+
+def test_an_imitation_player_must_be_an_agent_that_plays():
     with pytest.raises(ConfigError, match="imitation_player"):
         make_config(None, ["imitation_player=human", "imitation_labels=dd"])
     assert make_config(None, ["imitation_player=champion", "imitation_labels=dd"]).imitation_player == "champion"
+    assert make_config(None, ["imitation_player=champion"]).imitation_player == "champion"
 
 
 def test_a_missing_imitation_player_is_refused_before_the_run_folder_is_made(tmp_path):

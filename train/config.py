@@ -78,7 +78,8 @@ class TrainConfig:
     imitation_labels: str = _key("pimc", "card values the policy imitates: pimc (the mean over pimc's sampled "
                                  "worlds) or dd (the double-dummy values of the true deal; pimc still plays)")
     imitation_player: str = _key("pimc", "who plays the cards of the labelled deals: pimc (pimc:imitation_samples) "
-                                 "or an agent spec such as champion (with imitation_labels=dd: one exact solve a card)")
+                                 "or an agent spec such as champion (with imitation_labels=dd: one exact solve a card; "
+                                 "with pimc: pimc's values label the player's positions, as DAgger does)")
     imitation_infer: bool = _key(False, "label with pimc:N:infer: worlds weighed by how likely the shipped champion "
                                  "finds the opponent's plays (two-player presets with a champion)")
     imitation_workers: int = _key(0, "processes solving the labels; 0: every core this process may use (same labels "
@@ -158,8 +159,6 @@ class TrainConfig:
         need(self.imitation_labels in IMITATION_LABELS, "imitation_labels", ", ".join(IMITATION_LABELS))
         need(self.imitation_player == "pimc" or _agent_spec(self.imitation_player), "imitation_player",
              "pimc, or an agent spec, any kind but human: " + _opponent_forms())
-        need(self.imitation_player == "pimc" or self.imitation_labels == "dd", "imitation_labels",
-             f"dd with imitation_player={self.imitation_player} (pimc's labels come from pimc playing the cards)")
         need(bool(self.run_dir.strip()), "run_dir", "a folder path (not empty)")
         need(1 <= len(self.hidden) <= 16, "hidden", "1 to 16 comma-separated layer widths")
         need(self.rollout_workers == 0 or self.num_envs % self.rollout_workers == 0, "rollout_workers",

@@ -11,7 +11,10 @@ with more than one legal card, ``pimc`` searches (:func:`imperiale_agents.pimc.s
 of the hidden cards, each solved exactly, full depth), plays its card, and the mean value of every
 legal card over the sampled deals (points for the acting seat) is kept.  Declarations are the
 heuristic's (as in ``pimc``), kept as its choice.  Every labelled decision also keeps the reward
-the acting seat got at the end of its game: the value network's target.  The seed of each
+the acting seat got at the end of its game: the value network's target.  ``imitation_player`` puts
+another agent at the cards (pimc still searches each position it reaches, for the labels: the
+student's own positions labelled by its teacher, as DAgger does), and ``imitation_labels=dd``
+values each card by one exact solve of the true deal instead.  The seed of each
 search is drawn from the run's generator before the work is spread over processes, so the labels
 are the same whatever ``imitation_workers``.
 
@@ -132,11 +135,11 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
     on worlds weighed by the model's likelihood of the opponent's plays (:mod:`imperiale_agents.inference`).
     ``double_dummy``: the card values kept are those of the true deal, solved exactly, instead of
     pimc's means (pimc still plays, so the deals are the same as without it).
+    ``player``: an agent that plays the cards instead of pimc, whose values still label them: with
+    pimc's labels, the deals a student reaches by its own play labelled by its teacher (DAgger).
     ``bar``: a progress bar advanced by one per game that ends."""
     bg = BatchGame(rules, games, single_deal=single_deal)
     bg.reset(int(rng.integers(2**63)))
-    if player is not None and not double_dummy:
-        raise ValueError("another player than pimc needs double_dummy labels: pimc's labels are pimc's play")
     labeller = _Labeller(bg, rng, pool, samples, perfect, infer, bar, double_dummy, player)
     drive(bg, labeller.choose, record=labeller.record, settle=labeller.settle)
     if not labeller.parts:
@@ -177,7 +180,7 @@ class _Labeller:
         v = decode(obs)
         cards = np.flatnonzero((v.phase == PLAY_PHASE) & (mask[:, :NUM_CARDS].sum(axis=1) > 1))
         jobs = []
-        if self.player is None:
+        if self.player is None or not self.double_dummy:  # pimc searches: to play, or for the labels
             seeds = rng.integers(0, 2**63, size=len(cards))
             jobs = [search_job(obs[r : r + 1], mask[r], rules, self.samples, int(s), worlds=None if self.infer is None
                                else weighted_worlds(rules, obs[r], decode(obs[r : r + 1]), int(s), self.samples,
