@@ -47,8 +47,8 @@ from imperiale_env.kernels.trick_rules import beats, legal_plays
 #: decision in academie3, with 20 bits 200 ms; two players are fastest with 16 (1.8 ms a
 #: ``pimc:16`` decision in academie, 2.5 ms with 20: the larger table misses the processor's cache).
 TT_BITS = {2: 16, 3: 20}
-#: The fewest table index bits a solve uses.  A solve uses ``TT_BITS`` minus the tricks played
-#: (one bit less a trick played, ``MIN_TT_BITS`` at least): a small search spread over the whole
+#: The fewest table index bits a solve uses.  A solve uses its player count's ``TT_BITS`` minus the
+#: tricks played (one bit less a trick played, ``MIN_TT_BITS`` at least): a small search spread over the whole
 #: table would miss the cache at every probe, and it needs only a few entries.
 MIN_TT_BITS = 10
 #: Plies of a deal (36 cards at most) plus the root.
