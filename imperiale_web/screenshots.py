@@ -53,6 +53,8 @@ def take_turn(page) -> bool:
             page.locator(".answer-point").first.click()
         else:
             page.locator("#my-hand .card.legal").first.click()
+    # The answer has arrived; wait until the page has drawn it, or the next look sees the old table.
+    page.locator("#play-table:not([data-moving])").wait_for()
     return True
 
 

@@ -121,6 +121,20 @@ def test_a_whole_game_in_every_preset_leaks_nothing(page, server, records, prese
         assert not leaked, f"the page received the bot's cards {leaked}"
 
 
+def test_a_double_click_sends_one_move(page, server):
+    start_game(page, server, seed="21", opponent="heuristic")
+    while not page.locator("#my-hand .card.legal").count():
+        assert take_turn(page), "the game ended before the player had a card to play"
+    before = sum(1 for url, r in page.answers if url.endswith("/move"))
+    with page.expect_response(lambda r: r.url.endswith("/move")):
+        page.locator("#my-hand .card.legal").first.dblclick()
+    page.locator("#play-table:not([data-moving])").wait_for()
+    page.wait_for_timeout(300)  # a second request, if one had been sent, has had time to answer
+    moves = [r for url, r in page.answers if url.endswith("/move")][before:]
+    assert len(moves) == 1 and moves[0].ok
+    assert not page.locator("#message").is_visible()
+
+
 def test_a_trick_won_by_the_bot_stays_until_the_next_move(page, server):
     start_game(page, server, seed="21", opponent="heuristic")
     for _ in range(400):

@@ -206,13 +206,20 @@ function questionBlock(d) {
   return box;
 }
 
+// One move at a time: a second click while the server answers would be refused as out of turn.
+// The table carries data-moving until the answer is drawn, which is also what a test waits on.
 async function move(action) {
+  const table = $("play-table");
+  if (table.dataset.moving) return;
+  table.dataset.moving = "1";
   try {
     const data = await thinking(() => api("POST", `/api/games/${gameId}/move`, { action }));
     showMessage("");
     drawPlay(data.state);
   } catch (e) {
     showMessage(`Move refused: ${e.message}`);
+  } finally {
+    delete table.dataset.moving;
   }
 }
 
