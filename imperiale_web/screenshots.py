@@ -53,9 +53,14 @@ def take_turn(page) -> bool:
             page.locator(".answer-point").first.click()
         else:
             page.locator("#my-hand .card.legal").first.click()
-    # The answer has arrived; wait until the page has drawn it, or the next look sees the old table.
-    page.locator("#play-table:not([data-moving])").wait_for()
+    wait_until_drawn(page)
     return True
+
+
+def wait_until_drawn(page) -> None:
+    """Wait until the page has drawn the answer to its move (the table drops ``data-moving``): the
+    answer's arrival is not enough, or the next look sees the old table."""
+    page.locator("#play-table:not([data-moving])").wait_for()
 
 
 def _shots(page, url: str, records: Path, docs: Path) -> None:

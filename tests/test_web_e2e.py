@@ -18,7 +18,7 @@ from werkzeug.serving import make_server
 
 from imperiale_env.core.rules import PRESET_NAMES
 from imperiale_web.app import create_app
-from imperiale_web.screenshots import take_turn
+from imperiale_web.screenshots import take_turn, wait_until_drawn
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -128,7 +128,7 @@ def test_a_double_click_sends_one_move(page, server):
     before = sum(1 for url, r in page.answers if url.endswith("/move"))
     with page.expect_response(lambda r: r.url.endswith("/move")):
         page.locator("#my-hand .card.legal").first.dblclick()
-    page.locator("#play-table:not([data-moving])").wait_for()
+    wait_until_drawn(page)
     page.wait_for_timeout(300)  # a second request, if one had been sent, has had time to answer
     moves = [r for url, r in page.answers if url.endswith("/move")][before:]
     assert len(moves) == 1 and moves[0].ok
