@@ -44,7 +44,7 @@ from imperiale_agents.pimc import sample_worlds, sampler_marginal
 from imperiale_agents.policy_net import ACTIVATIONS, forward
 from imperiale_agents.view import CARD_SUIT, View, deck_mask
 from imperiale_env.core.cards import NUM_CARDS
-from imperiale_env.core.observation import FEATURES, OBS_VERSION
+from imperiale_env.core.observation import FEATURES, OBS_SIZE, OBS_VERSION
 from imperiale_env.core.rules import Rules
 
 FORMAT = "imperiale-belief"
@@ -91,7 +91,8 @@ class BeliefNet:
 
     def correction(self, obs: np.ndarray) -> np.ndarray:
         """``(B, 36, 3)`` float64: the network's logits, what the play adds to the sampler's marginal."""
-        return forward(self.layers, self.activation, obs).reshape(-1, NUM_CARDS, len(PLACES)).astype(np.float64)
+        x = FEATURES.expand(np.asarray(obs).reshape(-1, OBS_SIZE))
+        return forward(self.layers, self.activation, x).reshape(-1, NUM_CARDS, len(PLACES)).astype(np.float64)
 
     def probabilities(self, obs: np.ndarray, v: View) -> np.ndarray:
         """``(B, 36, 3)`` float64: each card's probability of each place, over the allowed places

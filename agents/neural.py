@@ -21,6 +21,7 @@ import numpy as np
 from imperiale_agents.policy_file import read_policy
 from imperiale_agents.policy_net import log_softmax, sample_actions
 from imperiale_env.core.observation import OBS_SIZE, OBS_VERSION
+from imperiale_env.kernels.features import policy_features
 
 
 def _rows(obs: np.ndarray) -> np.ndarray:
@@ -101,6 +102,7 @@ class PolicyAgent(_LogitsAgent):
         with torch.no_grad():
             was_training = self.policy.training
             self.policy.eval()
-            logits = self.policy(torch.from_numpy(obs).to(self.device), torch.from_numpy(mask).to(self.device))
+            x = torch.from_numpy(policy_features(obs)).to(self.device)
+            logits = self.policy(x, torch.from_numpy(mask).to(self.device))
             self.policy.train(was_training)
         return logits.float().cpu().numpy()

@@ -7,7 +7,9 @@ is a numpy ``.npz`` archive: one array per layer (``layer{i}.weight`` ``(out, in
 ===============  =================================================================
 format, version  ``"imperiale-policy"``, :data:`VERSION`
 obs_version      the observation version it was trained for (:data:`OBS_VERSION`)
-obs_size         the observation's width (the first layer reads its ``FEATURES``)
+obs_size         the observation's width
+feature_version  the features its first layer reads (:data:`FEATURE_VERSION`; a version-3 file has
+                 none and reads version 1, the one-hot bytes)
 num_actions      43
 activation       ``relu`` or ``tanh``
 config           the training run's configuration (a JSON object; its recipe)
@@ -29,7 +31,10 @@ below both the agents and the training code, so that playing a policy never impo
 
 A file trained for another observation version (the 485-float observation of earlier releases
 is version 0) is refused with a message that says so and how to train one for this version:
-its first layer reads inputs that no longer exist.
+its first layer reads inputs that no longer exist.  Exported policies of version 3 read feature
+version 1 (the one-hot expansion of the bytes) and still play: the shipped champions are such
+files until they are retrained on version 2.  Checkpoints of the trainer before feature version
+2 (checkpoint version 3: separate networks over feature version 1) are refused with the reason.
 """
 
 from __future__ import annotations
@@ -45,14 +50,17 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_agents.policy_net import ACTIVATIONS, PolicyNet
+from imperiale_agents.policy_net import ACTIVATIONS, FEATURE_WIDTHS, PolicyNet
 from imperiale_env.core.actions import NUM_ACTIONS
-from imperiale_env.core.observation import FEATURES, OBS_SIZE, OBS_VERSION
+from imperiale_env.core.observation import OBS_SIZE, OBS_VERSION
+from imperiale_env.kernels.features import FEATURE_VERSION
 
 FORMAT = "imperiale-policy"
-VERSION = 3
+VERSION = 4
 #: The policy-file versions before :data:`VERSION`, all of observation version 0.
 OLD_VERSIONS = (1, 2)
+#: Version 3: observation version 1 and feature version 1, read as such.
+FEATURES_V1_VERSION = 3
 #: The largest network a policy file may declare (weights and biases together): 64 Mi values,
 #: 256 MiB of float32, far above any policy of this game (the champion has about 200 k).
 MAX_PARAMETERS = 64 * 1024 * 1024
@@ -63,13 +71,15 @@ MAX_METADATA_BYTES = 4 * 1024 * 1024
 #: Metadata keys and the JSON types they must have.
 METADATA_TYPES: dict[str, type | tuple[type, ...]] = {
     "format": str, "version": int, "obs_version": int, "obs_size": int, "num_actions": int, "activation": str,
-    "config": dict, "rules": dict, "provenance": dict,
+    "config": dict, "rules": dict, "provenance": dict, "feature_version": int,
 }
 
 CHECKPOINT_FORMAT = "imperiale-ppo"
-CHECKPOINT_VERSION = 3
-#: Checkpoint versions before :data:`CHECKPOINT_VERSION`: all of observation version 0, refused.
+CHECKPOINT_VERSION = 4
+#: Checkpoint versions of observation version 0, refused.
 CHECKPOINT_OLD = (1, 2)
+#: The checkpoint version of feature version 1 (observation version 1), refused with its own reason.
+CHECKPOINT_FEATURES_V1 = 3
 CHECKPOINT_REQUIRED = ("config", "iteration", "model")
 
 
@@ -83,6 +93,15 @@ def other_observation(path: str | Path, version: Any) -> CheckpointError:
         f"{path} was trained for observation version {version!r}; this release observes version {OBS_VERSION} "
         f"({OBS_SIZE} bytes, docs/observation.md), which that network cannot read. Train a policy for it with "
         f"imperiale train --config configs/champion.yaml (then imperiale export RUN_DIR/checkpoint.pt FILE.npz)")
+
+
+def other_features(path: str | Path, version: Any) -> CheckpointError:
+    """The refusal of a file whose network reads feature ``version``, which this release cannot train on."""
+    return CheckpointError(
+        f"{path} was written by an earlier trainer, whose networks read feature version {version!r} (the one-hot "
+        f"bytes, separate actor and critic); this release trains networks on feature version {FEATURE_VERSION} "
+        f"(docs/training.md), which cannot continue it. Export it with the release that wrote it to play it, or "
+        f"train anew: imperiale train")
 
 
 @dataclass(frozen=True)
@@ -128,7 +147,7 @@ def read_policy_archive(path: Path) -> PolicyFile:
             layers = _layers(archive, shapes, meta, path)
     except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
         raise CheckpointError(f"{path} is a damaged policy file ({type(exc).__name__}: {exc})") from None
-    net = PolicyNet(layers, meta["activation"])
+    net = PolicyNet(layers, meta["activation"], meta["feature_version"])
     return PolicyFile(net, meta["config"], meta["rules"], meta["provenance"])
 
 
@@ -174,6 +193,8 @@ def _checked_metadata(meta: dict[str, Any], path: Path) -> dict[str, Any]:
                               f"not {FORMAT!r})")
     if meta.get("version") in OLD_VERSIONS:
         raise other_observation(path, 0)
+    if meta.get("version") == FEATURES_V1_VERSION and "feature_version" not in meta:
+        meta = {**meta, "feature_version": 1}
     for key, kind in METADATA_TYPES.items():
         if key not in meta:
             raise CheckpointError(f"{path}: the metadata lacks {key!r}")
@@ -181,9 +202,12 @@ def _checked_metadata(meta: dict[str, Any], path: Path) -> dict[str, Any]:
         if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
             raise CheckpointError(f"{path}: the metadata's {key!r} must be a JSON {_json_name(kind)}, "
                                   f"got {type(value).__name__} {value!r:.60}")
-    if meta["version"] != VERSION:
+    if meta["version"] not in (FEATURES_V1_VERSION, VERSION):
         raise CheckpointError(f"{path} is an exported policy of version {meta['version']}; this code reads "
-                              f"version {VERSION}")
+                              f"versions {FEATURES_V1_VERSION} and {VERSION}")
+    if meta["feature_version"] not in FEATURE_WIDTHS:
+        raise CheckpointError(f"{path}: feature_version {meta.get('feature_version')!r} is not one this release "
+                              f"reads ({', '.join(map(str, FEATURE_WIDTHS))})")
     if meta["obs_version"] != OBS_VERSION:
         raise other_observation(path, meta["obs_version"])
     if meta["obs_size"] != OBS_SIZE or meta["num_actions"] != NUM_ACTIONS:
@@ -208,7 +232,7 @@ def _layers(archive: zipfile.ZipFile, shapes: dict, meta: dict, path: Path) -> t
     if not 1 <= count <= MAX_LAYERS or set(shapes) != expected:
         raise CheckpointError(f"{path}: a policy file holds layer0..layerN (N < {MAX_LAYERS}) weights and biases "
                               f"and metadata; it holds {', '.join(sorted(shapes))}")
-    width, total = FEATURES.size, 0
+    width, total = FEATURE_WIDTHS[meta["feature_version"]], 0
     for i in range(count):
         w_shape, w_type = shapes[f"layer{i}.weight"]
         b_shape, b_type = shapes[f"layer{i}.bias"]
@@ -244,7 +268,7 @@ def _array(archive: zipfile.ZipFile, name: str) -> np.ndarray:
 def policy_archive_bytes(net: PolicyNet, config: dict, rules: dict, provenance: dict) -> bytes:
     """The bytes of an exported policy of ``net`` (the caller writes them atomically)."""
     meta = {"format": FORMAT, "version": VERSION, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE,
-            "num_actions": NUM_ACTIONS,
+            "num_actions": NUM_ACTIONS, "feature_version": net.feature_version,
             "activation": net.activation, "config": config, "rules": rules, "provenance": provenance}
     arrays = {"metadata": np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)}
     for i, (weight, bias) in enumerate(net.layers):
@@ -285,6 +309,8 @@ def check_checkpoint(data: Any, path: str | Path) -> dict[str, Any]:
                               "format header)")
     if data.get("version") in CHECKPOINT_OLD:
         raise other_observation(path, 0)
+    if data.get("version") == CHECKPOINT_FEATURES_V1:
+        raise other_features(path, 1)
     if data.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(f"{path} has checkpoint version {data.get('version')!r}; this code reads "
                               f"{CHECKPOINT_VERSION}")
@@ -302,6 +328,8 @@ def check_contents(data: dict[str, Any], path: str | Path, required: tuple[str, 
             f"{path} was trained for observations of {data.get('obs_size')} and {data.get('num_actions')} actions; "
             f"this engine has {OBS_SIZE} and {NUM_ACTIONS}"
         )
+    if data.get("feature_version") != FEATURE_VERSION:
+        raise other_features(path, data.get("feature_version"))
     missing = [k for k in required if k not in data]
     if missing:
         raise CheckpointError(f"{path} lacks {', '.join(missing)}")

@@ -208,7 +208,26 @@ def _cmd_bench_solver_peers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench_train(args: argparse.Namespace) -> int:
+    """``bench --train``: the whole trainer's steady state, split by part, beside the engine alone."""
+    from imperiale_cli.devtools.bench_train import run_train_bench
+    from imperiale_train.config import ConfigError
+
+    try:
+        for line in run_train_bench(args.iterations, args.overrides, args.config):
+            print(line, flush=True)
+    except ConfigError as exc:
+        _error("bench", str(exc))
+        return 2
+    return 0
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
+    if args.train:
+        return _cmd_bench_train(args)
+    if args.overrides or args.config is not None:
+        _error("bench", "key=value overrides and --config go with --train (the trainer's configuration)")
+        return 2
     if args.solver or args.peers:
         return _cmd_bench_solver_peers(args)
     from imperiale_cli.devtools.bench_engine import run_bench
@@ -445,6 +464,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--peers", action="store_true",
                        help="measure OpenSpiel's hearts and skat beside the batched engine at the largest batch "
                        "size, one core (needs the optional 'bench' extra)")
+    bench.add_argument("--train", action="store_true",
+                       help="measure the whole trainer's steady-state decisions/s, split into features, rollout "
+                       "networks, the rest of the rollout, update and bookkeeping, beside the engine alone (needs "
+                       "the 'train' extra); key=value overrides and --config set its configuration")
+    bench.add_argument("--iterations", type=_count(2, 10_000, "--iterations"), default=8, metavar="N",
+                       help="with --train: iterations measured after 2 of warm-up (default 8)")
+    bench.add_argument("--config", default=None, metavar="YAML",
+                       help="with --train: the training configuration (default: the README's main job)")
+    bench.add_argument("overrides", nargs="*", metavar="key=value", help="with --train: training config overrides")
 
     train = add("train", "self-play training", _cmd_train)
     from imperiale_train.config import config_help

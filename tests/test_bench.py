@@ -28,3 +28,22 @@ def test_bench_command(capsys):
     out = capsys.readouterr().out
     assert "batch 2:" in out
     assert "s compiling (empty cache)" in out and "s from the cache" in out
+
+
+def test_bench_train_reports_the_trainer_split_and_the_engine(capsys):
+    pytest.importorskip("torch")
+    tiny = ["num_envs=16", "num_steps=8", "hidden=8", "threads=1"]
+    assert main(["bench", "--train", "--iterations", "2", *tiny]) == 0
+    out = capsys.readouterr().out
+    assert "trainer, steady state:" in out and "decisions/s" in out and "load average before:" in out
+    shares = [float(line.rsplit(None, 2)[-2]) for line in out.splitlines() if line.rstrip().endswith("%")
+              and line.startswith("  ")]
+    assert len(shares) == 5 and abs(sum(shares) - 100) < 0.5  # the parts add up to the iteration's wall time
+    assert "engine alone" in out and "% of the trainer's time" in out
+
+
+def test_bench_train_refuses_bad_overrides_before_any_work(capsys):
+    assert main(["bench", "--train", "lr=-1"]) == 2
+    assert "lr=-1" in capsys.readouterr().err
+    assert main(["bench", "num_envs=8"]) == 2  # overrides without --train
+    assert "go with --train" in capsys.readouterr().err

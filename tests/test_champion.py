@@ -20,8 +20,8 @@ from imperiale_agents.tournament import run_tournament  # noqa: E402
 from imperiale_cli.cli import main  # noqa: E402
 from imperiale_env.batch import BatchGame  # noqa: E402
 from imperiale_env.core.inputs import InputError  # noqa: E402
-from imperiale_env.core.observation import FEATURES  # noqa: E402
 from imperiale_env.core.rules import PRESET_NAMES  # noqa: E402
+from imperiale_env.kernels.features import FEATURE_SIZE  # noqa: E402
 from imperiale_env.records.game_records import game_from_record, load_records  # noqa: E402
 from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
 from imperiale_train.export import export_policy, train_seconds  # noqa: E402
@@ -310,7 +310,8 @@ def test_a_damaged_policy_file_is_refused_clearly(run_dir, tmp_path, monkeypatch
         "version": ({"meta_edit": lambda m: {**m, "version": 99}}, "version 99"),
         "layer": ({"arrays_edit": lambda a: {k: v for k, v in a.items() if k != "layer1.bias"}}, "holds layer0"),
         "shape": ({"arrays_edit": lambda a: {**a, "layer0.weight": a["layer0.weight"][:, :7]}},
-                  f"must take {FEATURES.size} inputs"),
+                  f"must take {FEATURE_SIZE} inputs"),
+        "features": ({"meta_edit": lambda m: {**m, "feature_version": 9}}, "feature_version 9 is not one"),
         "obs": ({"meta_edit": lambda m: {**m, "obs_size": 7}}, "observations of 7"),
         "obs_version": ({"meta_edit": lambda m: {**m, "obs_version": 2}}, "trained for observation version 2"),
         "nan": ({"arrays_edit": nan["layer0.bias"]}, "NaN or infinite weights"),
@@ -394,24 +395,29 @@ def test_training_evaluates_against_the_champion(tmp_path, capsys):
     assert code == 0 and "vs champion" in out, out
 
 
-def test_a_run_can_start_from_the_champion():
-    """``init_from`` takes an exported policy: fine-tuning starts from the champion's policy."""
-    from imperiale_agents.neural import PolicyAgent
+def test_a_run_can_start_from_an_exported_policy(run_dir, tmp_path):
+    """``init_from`` takes an exported policy: fine-tuning starts from its policy.  A policy of
+    feature version 1 (the shipped champions, until they are retrained) cannot start a network
+    of version 2, and says so."""
+    from imperiale_agents.neural import NeuralAgent, PolicyAgent
     from imperiale_train.config import ConfigError, make_config
     from imperiale_train.model import ActorCritic
     from imperiale_train.run import _start_from
 
-    champion = make_agent("champion", "academie")
-    path = str(champions.champion_path("academie"))
-    cfg = make_config(None, {"init_from": path, "hidden": champion.net.hidden})
+    path = str(export_policy(run_dir / "checkpoint.pt", tmp_path / "start.npz"))
+    exported = NeuralAgent(path)
+    cfg = make_config(None, {"init_from": path, "hidden": exported.net.hidden})
     model = ActorCritic(cfg.hidden, cfg.activation, cfg.critic)
     _start_from(cfg, model)
-    bg = BatchGame("academie", 64)
+    bg = BatchGame("academie3", 64)
     bg.reset(3)
     for _ in range(30):
         obs, mask = bg.observe(), bg.legal_action_mask()
-        actions = champion.act(obs, mask)
+        actions = exported.act(obs, mask)
         assert (PolicyAgent(model.actor).act(obs, mask) == actions).all()
         bg.step(actions)
     with pytest.raises(ConfigError, match="its network is hidden=.*give the same"):
         _start_from(make_config(None, {"init_from": path, "hidden": (8,)}), ActorCritic((8,)))
+    champion = str(champions.champion_path("academie"))
+    with pytest.raises(ConfigError, match="reads feature version 1.*version 2"):
+        _start_from(make_config(None, {"init_from": champion, "hidden": (256, 256)}), ActorCritic())

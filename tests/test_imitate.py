@@ -17,6 +17,7 @@ from imperiale_env.batch import BatchGame  # noqa: E402
 from imperiale_env.core.cards import NUM_CARDS  # noqa: E402
 from imperiale_env.core.observation import OBS_SIZE  # noqa: E402
 from imperiale_env.core.rules import make_rules  # noqa: E402
+from imperiale_env.kernels.features import policy_features  # noqa: E402
 from imperiale_train.checkpoint import CheckpointError, load_checkpoint  # noqa: E402
 from imperiale_train.config import ConfigError, make_config  # noqa: E402
 from imperiale_train.imitate import (  # noqa: E402
@@ -109,8 +110,8 @@ def test_cloning_lowers_its_loss_on_a_fixed_dataset():
                              "imitation_temperature": 0.0})  # pimc's card alone: a loss that can reach 0
     torch.manual_seed(0)
     model = ActorCritic((32,))
-    tensors = [torch.from_numpy(x) for x in (labels.obs, labels.mask, labels.obs,
-                                             targets(labels, cfg.imitation_temperature), labels.ret)]
+    tensors = [torch.from_numpy(policy_features(labels.obs)), torch.from_numpy(labels.mask), None,
+               torch.from_numpy(targets(labels, cfg.imitation_temperature)), torch.from_numpy(labels.ret)]
     with torch.no_grad():
         before = [float(x) for x in imitation_losses(model, *tensors)]
     stats = imitation_update(model, torch.optim.Adam(model.parameters(), lr=cfg.imitation_lr), labels, cfg,

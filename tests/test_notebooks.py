@@ -95,7 +95,7 @@ def test_runs_twice_in_the_same_folder(path, tmp_path, monkeypatch):
         runs = tmp_path / "runs" / "notebook_ppo_small"
         assert sorted(p.name for p in runs.iterdir()) == ["001", "002"]
         for run in ("001", "002"):
-            for part in ("scratch", "from_champion"):
+            for part in ("scratch", "fine_tuned"):
                 assert (runs / run / part / "checkpoint.pt").is_file()
         assert "earlier runs, kept as they are: 001" in output_text(code_cells(second)[0])
 

@@ -1,28 +1,32 @@
-"""The numpy forward pass (features included) plays exactly what torch's does: the shipped champion compared decision
-by decision over a hundred thousand decisions of random play."""
+"""The numpy forward pass (features included) plays exactly what torch's does: a network of feature version 2
+compared decision by decision over a hundred thousand decisions of random play."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from imperiale_agents.champions import champion_path
 from imperiale_agents.neural import NeuralAgent
+from imperiale_agents.policy_net import PolicyNet
 from imperiale_env.batch import BatchGame
+from imperiale_env.kernels.features import policy_features
 
 torch = pytest.importorskip("torch")
 
 
-def test_numpy_and_torch_choose_the_same_card_on_every_decision():
+def test_numpy_and_torch_choose_the_same_card_on_every_decision(tmp_path):
+    from imperiale_agents.policy_file import net_from_state, policy_archive_bytes
     from imperiale_train.model import Policy
 
-    agent = NeuralAgent(champion_path("academie"))
-    policy = Policy(agent.net.hidden, agent.net.activation)
+    torch.manual_seed(0)
+    policy = Policy((256, 256), "relu")
     with torch.no_grad():
-        for i, (weight, bias) in enumerate(agent.net.layers):
-            policy.net[2 * i].weight.copy_(torch.from_numpy(weight.copy()))
-            policy.net[2 * i].bias.copy_(torch.from_numpy(bias.copy()))
+        policy.net[-1].weight.mul_(300.0)  # logits of a trained network's spread, not the initial near-uniform ones
     policy.eval()
+    net = net_from_state(policy.state_dict(), {"activation": "relu"}, "net.", "memory")
+    assert isinstance(net, PolicyNet) and net.feature_version == 2
+    (tmp_path / "p.npz").write_bytes(policy_archive_bytes(net, {}, {}, {"iteration": 0}))
+    agent = NeuralAgent(tmp_path / "p.npz")
     game = BatchGame("academie", 1024, auto_next_game=True)
     game.reset(seed=5)
     rng = np.random.default_rng(0)
@@ -30,10 +34,10 @@ def test_numpy_and_torch_choose_the_same_card_on_every_decision():
     while decisions < 100_000:
         obs, mask = game.observe(), game.legal_action_mask()
         with torch.no_grad():
-            logits = policy(torch.from_numpy(obs), torch.from_numpy(mask))
+            logits = policy(torch.from_numpy(policy_features(obs)), torch.from_numpy(mask))
         ours, torch_choice = agent.act(obs, mask), logits.argmax(1).numpy()
         differ = np.flatnonzero(ours != torch_choice)
-        # Only where the two best logits are equal to float32 rounding (the sums of 1,085 inputs
+        # Only where the two best logits are equal to float32 rounding (the sums of 836 inputs
         # are added in another order by numpy's and torch's matrix products).
         gap = np.abs(logits.numpy()[differ, ours[differ]] - logits.numpy()[differ, torch_choice[differ]])
         assert (gap < 1e-5).all(), gap

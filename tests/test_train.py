@@ -10,6 +10,7 @@ torch = pytest.importorskip("torch")
 from imperiale_env.batch import BatchGame  # noqa: E402
 from imperiale_env.core.observation import OBS_SIZE, bounds  # noqa: E402
 from imperiale_env.core.rules import make_rules  # noqa: E402
+from imperiale_env.kernels.features import policy_features  # noqa: E402
 from imperiale_train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
 from imperiale_train.config import ConfigError, TrainConfig, make_config  # noqa: E402
 from imperiale_train.model import ActorCritic, masked_logits, sample_actions  # noqa: E402
@@ -77,11 +78,12 @@ def test_masked_sampling_never_picks_an_illegal_action():
     mask = rng.random((n, 43)) < 0.1
     mask[np.arange(n), rng.integers(43, size=n)] = True
     low, high = bounds(make_rules("academie"))  # random observations within the space
-    obs = torch.from_numpy(rng.integers(low, high.astype(np.int64) + 1, size=(n, OBS_SIZE)).astype(np.uint8))
+    obs = rng.integers(low, high.astype(np.int64) + 1, size=(n, OBS_SIZE)).astype(np.uint8)
+    x = torch.from_numpy(policy_features(obs))
     with torch.no_grad():
-        logits = model.logits(obs, torch.from_numpy(mask))
+        logits = model.logits(x, torch.from_numpy(mask))
         # Adversarial: the illegal actions' raw logits are huge.
-        raw = model.actor.net(model.actor.expand(obs)) + 1e6 * torch.from_numpy(~mask).float()
+        raw = model.actor.net(x) + 1e6 * torch.from_numpy(~mask).float()
         adversarial = masked_logits(raw, torch.from_numpy(mask))
     for lg in (logits.numpy(), adversarial.numpy()):
         for _ in range(25):
@@ -90,7 +92,7 @@ def test_masked_sampling_never_picks_an_illegal_action():
         assert mask[np.arange(n), sample_actions(lg, rng, greedy=True)].all()
     probs = torch.softmax(logits, -1).numpy()
     assert (probs[~mask] == 0).all()
-    _, entropy, _ = model.evaluate(obs, torch.from_numpy(mask), obs, torch.from_numpy(mask.argmax(1)))
+    _, entropy, _ = model.evaluate(x, torch.from_numpy(mask), None, torch.from_numpy(mask.argmax(1)))
     assert torch.isfinite(entropy).all()
 
 

@@ -128,7 +128,7 @@ def test_a_checkpoint_is_plain_data(tmp_path):
     data = torch.load(result["checkpoint"], weights_only=True)  # no allowlisted globals
     kinds = {type(x) for x in _leaves(data)}
     assert kinds <= {torch.Tensor, int, float, bool, str, type(None)}, kinds
-    assert data["version"] == 3 and data["obs_version"] == 1
+    assert data["version"] == 4 and data["obs_version"] == 1 and data["feature_version"] == 2
     assert data["rollout"]["bg"]["state"]["hands"].dtype == torch.uint64
 
 
@@ -190,6 +190,8 @@ def test_damaged_checkpoints_fail_clearly(tmp_path, capsys):
     assert code == 2 and "corrupt" in err
     for change, message in [
         (lambda d: d.update(version=99), "version 99"),
+        (lambda d: d.update(version=3), "feature version 1"),  # the trainer before feature version 2
+        (lambda d: d.update(feature_version=7), "feature version 7"),
         (lambda d: d.pop("model"), "lacks model"),
         (lambda d: d.update(config="x"), "config is not a mapping"),
         (lambda d: d["config"].update(lr=float("inf")), "lr=inf"),

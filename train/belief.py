@@ -44,7 +44,6 @@ from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import FEATURES
 from imperiale_env.core.rules import Rules, resolve_rules
-from imperiale_train.model import Expand
 from imperiale_train.rollout import hidden_hands
 
 #: Bounds of the command's numbers, checked before any work.
@@ -111,6 +110,25 @@ def play_deals(rules: Rules, deals: int, agent, seed: int, bar=None) -> Decision
         if bar is not None and terminated.any():
             bar.update(int(terminated.sum()))
     return Decisions(*(np.concatenate(x) for x in zip(*parts, strict=True)))
+
+
+class Expand(nn.Module):
+    """``(B, OBS_SIZE)`` observation bytes -> ``(B, FEATURES.size)`` float32 one-hot features on the
+    module's device (:data:`~imperiale_env.core.observation.FEATURES`: the belief model reads the
+    whole order of play, which the policy's features summarise).  Its tables are not saved with the
+    weights (they come from the layout)."""
+
+    def __init__(self):
+        super().__init__()
+        for name in ("category_columns", "category_base", "category_low", "scalar_columns", "scalar_features",
+                     "scalar_scale"):
+            self.register_buffer(name, torch.as_tensor(getattr(FEATURES, name)), persistent=False)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        out = torch.zeros((obs.shape[0], FEATURES.size), dtype=torch.float32, device=obs.device)
+        out[:, self.scalar_features] = obs[:, self.scalar_columns].float() * self.scalar_scale
+        index = self.category_base + obs[:, self.category_columns].long() - self.category_low
+        return out.scatter_(1, index, 1.0)
 
 
 class BeliefModel(nn.Module):

@@ -10,11 +10,12 @@ format, version  ``"imperiale-ppo"``, :data:`VERSION`
 obs_version      the observation version the networks read (1)
 obs_size         the observation's width (346 bytes)
 num_actions      43
+feature_version  the features the networks read (2: :mod:`imperiale_env.kernels.features`)
 config           the :class:`~imperiale_train.config.TrainConfig` as a dict
 rules            the rules record (:meth:`Rules.to_dict`)
 seed             the run's seed
 iteration        PPO updates done; ``global_step``: decisions collected
-model            ActorCritic state dict (``actor.*``: the policy, ``critic.*``: the value)
+model            ActorCritic state dict (``actor.*``: trunk and policy head, ``critic.*``: the value head)
 optimizer        Adam state dict
 np_rng           the numpy generator's ``bit_generator.state``
 torch_rng        ``torch.get_rng_state()``
@@ -53,6 +54,7 @@ from imperiale_agents.policy_file import (
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.atomic import write_atomic
 from imperiale_env.core.observation import OBS_SIZE, OBS_VERSION
+from imperiale_env.kernels.features import FEATURE_VERSION
 
 FORMAT = CHECKPOINT_FORMAT
 VERSION = CHECKPOINT_VERSION
@@ -63,7 +65,7 @@ def save_checkpoint(path: str | Path, state: dict[str, Any]) -> Path:
     """Write ``state`` (plus the format header) to ``path`` atomically: a temporary file in the
     same directory, flushed and fsynced, then ``os.replace`` (a reader never sees half a file)."""
     return _atomic_save(path, {"format": FORMAT, "version": VERSION, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE,
-                               "num_actions": NUM_ACTIONS, **state})
+                               "num_actions": NUM_ACTIONS, "feature_version": FEATURE_VERSION, **state})
 
 
 def _atomic_save(path: str | Path, data: dict[str, Any]) -> Path:

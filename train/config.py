@@ -433,28 +433,30 @@ def _plain(value: Any) -> Any:
 
 def memory_estimate(cfg: TrainConfig) -> dict[str, int]:
     """Bytes the run will hold at its peak, by part: the rollout buffers and their training copy
-    (the observation's 346 bytes and mask 43 bools per decision, plus the hidden hands and the
-    float32 critic rows with the perfect critic), the networks (weights, gradients, two Adam moments, the per-iteration
-    snapshot kept for Ctrl-C, the opponent pool), the games and the imitation labels.  An estimate, meant to refuse
-    sizes that cannot fit before anything is allocated."""
+    (the observation's 346 bytes and mask 43 bools per decision, the float32 features of the update,
+    and with the perfect critic the hidden hands), the networks (weights, gradients, two Adam moments,
+    the per-iteration snapshot kept for Ctrl-C, the opponent pool), the games and the imitation
+    labels.  An estimate, meant to refuse sizes that cannot fit before anything is allocated."""
     from imperiale_env.core.actions import NUM_ACTIONS
-    from imperiale_env.core.observation import FEATURES, OBS_SIZE
-    from imperiale_train.model import HIDDEN_HANDS_SIZE, critic_input_size
+    from imperiale_env.core.observation import OBS_SIZE
+    from imperiale_env.kernels.features import FEATURE_SIZE
+    from imperiale_train.model import HIDDEN_HANDS_SIZE
 
     decisions = cfg.num_envs * cfg.num_steps
-    per_decision = 2 * (OBS_SIZE + NUM_ACTIONS) + 96  # buffer + training copy; ~12 scalars each
+    per_decision = 2 * (OBS_SIZE + NUM_ACTIONS) + 4 * FEATURE_SIZE + 96  # buffer + training copy; ~12 scalars each
     if cfg.critic == "perfect":
-        per_decision += 2 * HIDDEN_HANDS_SIZE * 4 + (OBS_SIZE + HIDDEN_HANDS_SIZE) * 4
+        per_decision += 2 * HIDDEN_HANDS_SIZE * 4
 
     def mlp(sizes: list[int]) -> int:
         return sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
 
-    actor = mlp([FEATURES.size, *cfg.hidden, NUM_ACTIONS])
-    critic = mlp([critic_input_size(cfg.critic), *cfg.hidden, 1])
+    actor = mlp([FEATURE_SIZE, *cfg.hidden, NUM_ACTIONS])
+    width = cfg.hidden[-1]
+    critic = mlp([width + HIDDEN_HANDS_SIZE, width, 1]) if cfg.critic == "perfect" else width + 1
     minibatch = -(-decisions // cfg.num_minibatches)
     # Imitation labels: at most 12 cards per player and a few declarations a deal; each label is an
     # observation, a mask, the card values and the other hands (perfect critic), held three times at
-    # the end of a round (the labels so far, the grown copy, the tensors of the update).
+    # the end of a round (the labels so far, the grown copy, the targets of the update).
     players = cfg.make_rules().players
     per_label = OBS_SIZE + NUM_ACTIONS * 5 + 36 * 4 + 16 + (HIDDEN_HANDS_SIZE * 4 if cfg.critic == "perfect" else 0)
     labels = cfg.imitation_rounds * cfg.imitation_games * (12 * players + 4) * per_label * 3
@@ -462,7 +464,7 @@ def memory_estimate(cfg: TrainConfig) -> dict[str, int]:
         "labels": labels,
         "rollout": decisions * per_decision,
         "networks": 4 * (7 * (actor + critic) + cfg.pool_size * actor),
-        "activations": 4 * minibatch * (4 * sum(cfg.hidden) + 2 * FEATURES.size),
+        "activations": 4 * minibatch * (4 * sum(cfg.hidden) + 2 * FEATURE_SIZE),
         "games": cfg.num_envs * 4096,
     }
 

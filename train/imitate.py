@@ -39,8 +39,9 @@ from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rules import Rules
+from imperiale_env.kernels.features import policy_features
 from imperiale_train.config import TrainConfig
-from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, critic_input
+from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic
 from imperiale_train.rollout import hidden_hands, unpack_hands
 
 #: Phase of a card to play in the observation (:class:`imperiale_agents.view.View`).
@@ -251,20 +252,25 @@ def imitation_update(model: ActorCritic, optimizer: torch.optim.Optimizer, label
     (the order drawn from ``rng``).  Returns the mean losses of the last pass, the agreement of
     the policy's argmax with the expert's choice after it, and the count of labels."""
     n = len(labels)
-    obs = torch.from_numpy(labels.obs).to(device)
-    mask = torch.from_numpy(labels.mask).to(device)
-    critic_obs = critic_input(obs, torch.from_numpy(labels.hidden).to(device) if labels.hidden.shape[1] else None)
-    target = torch.from_numpy(targets(labels, cfg.imitation_temperature)).to(device)
-    ret = torch.from_numpy(labels.ret).to(device)
+    perfect = labels.hidden.shape[1] > 0
+    target = targets(labels, cfg.imitation_temperature)
+
+    def rows(idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """The features (made here, a minibatch at a time: the labels keep the bytes), masks and hands."""
+        put = lambda a: torch.from_numpy(a).to(device)  # noqa: E731
+        hidden = put(labels.hidden[idx]) if perfect else None
+        return put(policy_features(labels.obs[idx])), put(labels.mask[idx]), hidden
+
     sums = {"loss/imitation_policy": 0.0, "loss/imitation_value": 0.0, "loss/grad_norm": 0.0}
     count = 0
     for epoch in range(cfg.imitation_epochs):
-        perm = torch.from_numpy(rng.permutation(n)).to(device)
+        perm = rng.permutation(n)
         last = epoch == cfg.imitation_epochs - 1
         for start in range(0, n, cfg.imitation_batch):
             idx = perm[start : start + cfg.imitation_batch]
-            policy_loss, value_loss = imitation_losses(model, obs[idx], mask[idx], critic_obs[idx], target[idx],
-                                                       ret[idx])
+            x, mask, hidden = rows(idx)
+            policy_loss, value_loss = imitation_losses(model, x, mask, hidden, torch.from_numpy(target[idx]).to(device),
+                                                       torch.from_numpy(labels.ret[idx]).to(device))
             loss = policy_loss + cfg.vf_coef * value_loss
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -277,18 +283,18 @@ def imitation_update(model: ActorCritic, optimizer: torch.optim.Optimizer, label
                 count += 1
     out = {k: v / max(count, 1) for k, v in sums.items()}
     with torch.no_grad():
-        agree = sum(int((model.logits(obs[i : i + 4096], mask[i : i + 4096]).argmax(-1)
+        agree = sum(int((model.logits(*rows(np.arange(i, min(i + 4096, n)))[:2]).argmax(-1)
                          == torch.from_numpy(labels.action[i : i + 4096]).to(device)).sum()) for i in range(0, n, 4096))
     out["imitation/agreement"] = agree / max(n, 1)
     out["imitation/labels"] = float(n)
     return out
 
 
-def imitation_losses(model: ActorCritic, obs: torch.Tensor, mask: torch.Tensor, critic_obs: torch.Tensor,
+def imitation_losses(model: ActorCritic, x: torch.Tensor, mask: torch.Tensor, hidden: torch.Tensor | None,
                      target: torch.Tensor, ret: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(cross-entropy of the masked policy to ``target``, half the squared error of the value to ``ret``).
     An illegal action has a finite masked logit and a zero target, so it adds exactly 0."""
-    logp = torch.log_softmax(model.logits(obs, mask), dim=-1)
-    policy_loss = -(target * logp).sum(-1).mean()
-    value_loss = 0.5 * ((model.value(critic_obs) - ret) ** 2).mean()
+    logits, value = model.logits_and_value(x, mask, hidden)
+    policy_loss = -(target * torch.log_softmax(logits, dim=-1)).sum(-1).mean()
+    value_loss = 0.5 * ((value - ret) ** 2).mean()
     return policy_loss, value_loss

@@ -1,15 +1,15 @@
-"""Policy and value networks over the observation, with masked logits.
+"""The policy and value networks: one trunk over the features, a policy head and a value head.
 
-One policy network serves declarations and card play (the phase is in the observation).
-The value network is separate so that, with ``critic="perfect"``, it can see every hand
-(the observation plus the other players' hands as 36-bit blocks, PerfectDou style) while the
-policy sees only its own observation.
+The networks read the features of :mod:`imperiale_env.kernels.features` (version 2: the trick in
+progress, the unseen cards, what each seat may hold...), float32 rows computed once per decision
+from the observation's bytes, never by the network itself: the rollout makes them for its forward
+pass, and the update makes them once per sample, shared by the actor, the critic and every epoch.
 
-Both take the observation's bytes as they come from the engine (``uint8``) and make their
-input features on their own device with :class:`Expand` (one-hot categories, scaled counts:
-the plan :data:`~imperiale_env.core.observation.FEATURES`, which the numpy forward pass of the
-shipped policies follows too), so a rollout moves a quarter of the bytes a float observation
-would.
+The trunk (``hidden`` ReLU layers) is shared by the policy head (43 logits, one per action: the
+phase is in the features, so declarations and cards share one output) and the value head, so a
+decision costs one pass of the trunk.  With ``critic="perfect"`` the value head also reads the
+other players' hands (two 36-card blocks, PerfectDou style) through a layer of its own; the
+policy never sees them.  docs/training.md has the comparisons that chose this shape.
 """
 
 from __future__ import annotations
@@ -21,94 +21,84 @@ from torch import nn
 from imperiale_agents.policy_net import MASK_VALUE, sample_actions  # noqa: F401  (the rollout samples with it)
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
-from imperiale_env.core.observation import FEATURES, OBS_SIZE
+from imperiale_env.kernels.features import FEATURE_SIZE
 
-#: Extra critic input with ``critic="perfect"``: the hands of relative seats 1 and 2.
+#: Extra value-head input with ``critic="perfect"``: the hands of relative seats 1 and 2.
 HIDDEN_HANDS_SIZE = 2 * NUM_CARDS
 
 
-def critic_input_size(critic: str) -> int:
-    """The critic's first layer width: the observation's features, plus the other hands with
-    ``critic="perfect"``."""
-    return FEATURES.size + (HIDDEN_HANDS_SIZE if critic == "perfect" else 0)
+def _linear(n_in: int, n_out: int, std: float) -> nn.Linear:
+    lin = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(lin.weight, std)
+    nn.init.zeros_(lin.bias)
+    return lin
 
 
-def critic_input(obs: torch.Tensor, hidden: torch.Tensor | None) -> torch.Tensor:
-    """What :meth:`ActorCritic.value` reads: the observation bytes alone, or with the perfect
-    critic's hidden hands after them (as float32)."""
-    return obs if hidden is None else torch.cat([obs.float(), hidden.float()], dim=1)
-
-
-class Expand(nn.Module):
-    """``(B, OBS_SIZE)`` observation bytes -> ``(B, FEATURES.size)`` float32 features on the
-    module's device.  Its tables are not saved with the weights (they come from the layout)."""
-
-    def __init__(self):
-        super().__init__()
-        for name in ("category_columns", "category_base", "category_low", "scalar_columns", "scalar_features",
-                     "scalar_scale"):
-            self.register_buffer(name, torch.as_tensor(getattr(FEATURES, name)), persistent=False)
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        out = torch.zeros((obs.shape[0], FEATURES.size), dtype=torch.float32, device=obs.device)
-        out[:, self.scalar_features] = obs[:, self.scalar_columns].float() * self.scalar_scale
-        index = self.category_base + obs[:, self.category_columns].long() - self.category_low
-        return out.scatter_(1, index, 1.0)
-
-
-def _mlp(sizes: list[int], activation: str, out_std: float) -> nn.Sequential:
-    act = {"relu": nn.ReLU, "tanh": nn.Tanh}[activation]
-    layers: list[nn.Module] = []
-    for i in range(len(sizes) - 1):
-        lin = nn.Linear(sizes[i], sizes[i + 1])
-        last = i == len(sizes) - 2
-        nn.init.orthogonal_(lin.weight, out_std if last else np.sqrt(2))
-        nn.init.zeros_(lin.bias)
-        layers.append(lin)
-        if not last:
-            layers.append(act())
-    return nn.Sequential(*layers)
+def _activation(name: str) -> nn.Module:
+    return {"relu": nn.ReLU, "tanh": nn.Tanh}[name]()
 
 
 class Policy(nn.Module):
-    """Observation -> 43 logits (unmasked); :func:`masked_logits` applies the legal mask."""
+    """Features -> 43 logits, masked.  ``net`` is the trunk's layers then the head (the layers an
+    exported policy holds, :mod:`imperiale_train.export`)."""
 
     def __init__(self, hidden: tuple[int, ...] = (256, 256), activation: str = "relu"):
         super().__init__()
-        self.expand = Expand()
-        self.net = _mlp([FEATURES.size, *hidden, NUM_ACTIONS], activation, 0.01)
+        layers: list[nn.Module] = []
+        width = FEATURE_SIZE
+        for h in hidden:
+            layers += [_linear(width, h, np.sqrt(2)), _activation(activation)]
+            width = h
+        layers.append(_linear(width, NUM_ACTIONS, 0.01))
+        self.net = nn.Sequential(*layers)
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return masked_logits(self.net(self.expand(obs)), mask)
+    def trunk(self, x: torch.Tensor) -> torch.Tensor:
+        """The last hidden layer's output of features ``x``: what both heads read."""
+        return self.net[:-1](x)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return masked_logits(self.net(x), mask)
 
 
 class ActorCritic(nn.Module):
+    """The policy (:class:`Policy`, its trunk shared) and a value head on the trunk's output."""
+
     def __init__(self, hidden: tuple[int, ...] = (256, 256), activation: str = "relu", critic: str = "plain"):
         super().__init__()
         self.hidden, self.activation, self.critic_kind = tuple(hidden), activation, critic
         self.actor = Policy(hidden, activation)
-        self.expand = Expand()
-        self.critic = _mlp([critic_input_size(critic), *hidden, 1], activation, 1.0)
+        width = self.hidden[-1]
+        if critic == "perfect":
+            self.critic = nn.Sequential(_linear(width + HIDDEN_HANDS_SIZE, width, np.sqrt(2)), _activation(activation),
+                                        _linear(width, 1, 1.0))
+        else:
+            self.critic = _linear(width, 1, 1.0)
 
-    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return self.actor(obs, mask)
+    def logits(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.actor(x, mask)
 
-    def value(self, critic_obs: torch.Tensor) -> torch.Tensor:
-        """The value of ``critic_obs``: the observation bytes, followed with ``critic="perfect"``
-        by the other hands (the whole row then float32)."""
-        x = self.expand(critic_obs[:, :OBS_SIZE])
-        if critic_obs.shape[1] > OBS_SIZE:
-            x = torch.cat([x, critic_obs[:, OBS_SIZE:].float()], dim=1)
-        return self.critic(x).squeeze(-1)
+    def _value(self, z: torch.Tensor, hidden: torch.Tensor | None) -> torch.Tensor:
+        if self.critic_kind == "perfect":
+            z = torch.cat([z, hidden], dim=1)
+        return self.critic(z).squeeze(-1)
 
-    def evaluate(self, obs, mask, critic_obs, actions):
-        """(log-prob of ``actions``, entropy, value) for the PPO loss."""
-        logits = self.logits(obs, mask)
-        logp_all = torch.log_softmax(logits, dim=-1)
+    def value(self, x: torch.Tensor, hidden: torch.Tensor | None = None) -> torch.Tensor:
+        """The value of features ``x`` (and with ``critic="perfect"`` the other hands ``hidden``)."""
+        return self._value(self.actor.trunk(x), hidden)
+
+    def logits_and_value(self, x: torch.Tensor, mask: torch.Tensor,
+                         hidden: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """The masked logits and the value of features ``x``, from one pass of the trunk (the rollout's)."""
+        z = self.actor.trunk(x)
+        return masked_logits(self.actor.net[-1](z), mask), self._value(z, hidden)
+
+    def evaluate(self, x: torch.Tensor, mask: torch.Tensor, hidden: torch.Tensor | None, actions: torch.Tensor):
+        """(log-prob of ``actions``, entropy, value) for the PPO loss, from one pass of the trunk."""
+        z = self.actor.trunk(x)
+        logp_all = torch.log_softmax(masked_logits(self.actor.net[-1](z), mask), dim=-1)
         logp = logp_all.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
-        probs = logp_all.exp()
-        entropy = -(probs * logp_all).sum(-1)  # illegal: p = 0 and a finite logit, so 0 * x = 0
-        return logp, entropy, self.value(critic_obs)
+        entropy = -(logp_all.exp() * logp_all).sum(-1)  # illegal: p = 0 and a finite logit, so 0 * x = 0
+        return logp, entropy, self._value(z, hidden)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

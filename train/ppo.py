@@ -29,8 +29,8 @@ def ppo_update(model: ActorCritic, optimizer: torch.optim.Optimizer, batch: Roll
         perm = torch.from_numpy(rng.permutation(size)).to(batch.actions.device)
         for start in range(0, size - mb + 1, mb):
             idx = perm[start : start + mb]
-            logp, entropy, value = model.evaluate(batch.obs[idx], batch.mask[idx], batch.critic_obs[idx],
-                                                  batch.actions[idx])
+            hidden = None if batch.hidden is None else batch.hidden[idx]
+            logp, entropy, value = model.evaluate(batch.features[idx], batch.mask[idx], hidden, batch.actions[idx])
             log_ratio = logp - batch.logprobs[idx]
             ratio = log_ratio.exp()
             with torch.no_grad():

@@ -38,15 +38,13 @@ import numpy as np
 import torch
 
 from imperiale_agents.cluster import ClusterError, check_cpus, connect, failure, import_ray
-from imperiale_env.core.observation import OBS_SIZE
 from imperiale_env.core.rules import Rules
 from imperiale_train.config import TrainConfig, config_from_dict, replace
-from imperiale_train.model import ActorCritic, critic_input
-from imperiale_train.rollout import OpponentPool, RolloutBatch, SelfPlayRollout
+from imperiale_train.model import ActorCritic
+from imperiale_train.rollout import OpponentPool, RolloutBatch, SelfPlayRollout, to_batch
 
 #: Restarts of a dead actor, and reruns of its interrupted rollout, before the run gives up.
 MAX_RESTARTS = 3
-BATCH_KEYS = ("obs", "mask", "actions", "logprobs", "values", "advantages", "returns")
 
 
 class RolloutWorker:
@@ -86,12 +84,9 @@ class RolloutWorker:
                 self.rollout.load_state(ray.get(state_box[0]))
         self.rollout.refresh_pool(self.pool)
         self.at = -1
-        batch, stats = self.rollout.collect(self.model, self.pool, np.random.default_rng([self.seed, self.index,
+        arrays, stats = self.rollout.collect_arrays(self.model, self.pool, np.random.default_rng([self.seed, self.index,
                                                                                            iteration]))
         self.at = iteration + 1
-        arrays = {k: getattr(batch, k).numpy() for k in BATCH_KEYS}
-        if self.cfg.critic == "perfect":
-            arrays["hidden"] = batch.critic_obs[:, OBS_SIZE:].numpy()
         return {"batch": arrays, "stats": stats, "state": self.rollout.state(), "decisions": self.cfg.batch_size}
 
 
@@ -151,10 +146,7 @@ class RayRollout:
         self.states = [r["state"] for r in results]
         self.iteration += 1
         parts = {k: np.concatenate([r["batch"][k] for r in results]) for k in results[0]["batch"]}
-        tensors = {k: torch.from_numpy(parts[k]).to(self.device) for k in BATCH_KEYS}
-        critic_obs = critic_input(tensors["obs"], torch.from_numpy(parts["hidden"]).to(self.device)
-                                  if "hidden" in parts else None)
-        return RolloutBatch(critic_obs=critic_obs, **tensors), merge_stats([r["stats"] for r in results])
+        return to_batch(parts, self.device), merge_stats([r["stats"] for r in results])
 
     def refresh_pool(self, pool: OpponentPool) -> None:
         """Nothing here: each worker drops evicted opponents when it receives the new pool."""

@@ -18,6 +18,7 @@ rollout is bootstrapped with the value of its own observation of the final state
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -30,8 +31,9 @@ from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rules import Rules
+from imperiale_env.kernels.features import policy_features
 from imperiale_train.config import TrainConfig
-from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, critic_input, sample_actions
+from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, sample_actions
 
 NUM_ACTIONS = 43
 #: ``SelfPlayRollout.opponent`` codes besides pool entry ids (>= 0): the current policy, and
@@ -128,11 +130,13 @@ class OpponentPool:
 
 @dataclass
 class RolloutBatch:
-    """The trainable transitions of one rollout, flattened (torch tensors on the device)."""
+    """The trainable transitions of one rollout, flattened (torch tensors on the device): the
+    features of each decision, made once here and read by every epoch of the update, and with
+    ``critic="perfect"`` the other hands (``hidden``, else ``None``)."""
 
-    obs: torch.Tensor
+    features: torch.Tensor
     mask: torch.Tensor
-    critic_obs: torch.Tensor
+    hidden: torch.Tensor | None
     actions: torch.Tensor
     logprobs: torch.Tensor
     values: torch.Tensor
@@ -141,6 +145,19 @@ class RolloutBatch:
 
     def __len__(self) -> int:
         return len(self.actions)
+
+
+#: The arrays of a rollout (:meth:`SelfPlayRollout.collect_arrays`), as Ray workers send them:
+#: the observation's bytes travel, a quarter of the features' size.
+BATCH_KEYS = ("obs", "mask", "actions", "logprobs", "values", "advantages", "returns")
+
+
+def to_batch(arrays: dict[str, np.ndarray], device: torch.device) -> RolloutBatch:
+    """The :class:`RolloutBatch` of a rollout's arrays (``hidden`` among them with the perfect
+    critic): the features computed once, every tensor moved to ``device``."""
+    put = lambda a: torch.from_numpy(a).to(device)  # noqa: E731
+    return RolloutBatch(features=put(policy_features(arrays["obs"])), hidden=put(arrays["hidden"]) if "hidden" in arrays
+                        else None, **{k: put(arrays[k]) for k in BATCH_KEYS if k != "obs"})
 
 
 @dataclass
@@ -240,18 +257,31 @@ class SelfPlayRollout:
 
     # ------------------------------------------------------------------ collection
 
-    def _critic_input(self, obs: np.ndarray, hidden: np.ndarray | None) -> torch.Tensor:
-        return critic_input(torch.from_numpy(obs), None if hidden is None else torch.from_numpy(hidden)).to(self.device)
+    def _tensors(self, obs: np.ndarray, hidden: np.ndarray | None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The features of ``obs`` and the hidden hands, on the device."""
+        x = torch.from_numpy(policy_features(obs)).to(self.device)
+        return x, None if hidden is None else torch.from_numpy(hidden).to(self.device)
+
+    def collect(self, model: ActorCritic, pool: OpponentPool, rng: np.random.Generator) -> tuple[RolloutBatch, dict]:
+        """One rollout of ``num_steps`` decisions a slot, as a batch on the device, and its statistics
+        (``perf/features_s`` and ``perf/forward_s``: the seconds spent making features and in the networks)."""
+        arrays, stats = self.collect_arrays(model, pool, rng)
+        start = time.perf_counter()
+        batch = to_batch(arrays, self.device)
+        stats["perf/features_s"] += time.perf_counter() - start
+        return batch, stats
 
     @torch.no_grad()
-    def collect(self, model: ActorCritic, pool: OpponentPool, rng: np.random.Generator) -> tuple[RolloutBatch, dict]:
+    def collect_arrays(self, model: ActorCritic, pool: OpponentPool,
+                       rng: np.random.Generator) -> tuple[dict[str, np.ndarray], dict]:
+        """One rollout as numpy arrays (:data:`BATCH_KEYS`, and ``hidden`` with the perfect critic)."""
         cfg, bg, n, T, P = self.cfg, self.bg, self.n, self.T, self.P
-        dev = self.device
         self.rewards[:] = 0
         self.dones[:] = False
         self.next_index[:] = -1
         self.bootstrap[:] = 0
         run = _Collection(model, pool, rng, pool.ids, np.full((n, P), -1, dtype=np.int64))
+        self.seconds = {"features": 0.0, "forward": 0.0}
         drive(bg, partial(self._choose, run), record=partial(self._link, run), settle=partial(self._settle, run),
               steps=T, obs_out=self.obs)
         last = run.last
@@ -264,24 +294,17 @@ class SelfPlayRollout:
             seats = np.full(n, p, dtype=np.int64)
             o = bg.observe(out=buf, players=seats)
             h = hidden_hands(bg, seats) if self.perfect else None
-            v = model.value(self._critic_input(o, h)).cpu().numpy()
+            v = model.value(*self._tensors(o, h)).cpu().numpy()
             self.bootstrap[last[open_, p]] = v[open_]
         adv = self._gae(cfg.gamma, cfg.gae_lambda)
         values = self.values.reshape(-1)
         returns = adv + values
         sel = np.flatnonzero(self.train.reshape(-1))
-        obs = torch.from_numpy(self.obs.reshape(T * n, OBS_SIZE)[sel])
-        critic_obs = critic_input(obs, torch.from_numpy(self.hidden.reshape(T * n, -1)[sel]) if self.perfect else None)
-        batch = RolloutBatch(
-            obs=obs.to(dev),
-            mask=torch.from_numpy(self.masks.reshape(T * n, NUM_ACTIONS)[sel]).to(dev),
-            critic_obs=critic_obs.to(dev),
-            actions=torch.from_numpy(self.actions.reshape(-1)[sel]).to(dev),
-            logprobs=torch.from_numpy(self.logprobs.reshape(-1)[sel]).to(dev),
-            values=torch.from_numpy(values[sel]).to(dev),
-            advantages=torch.from_numpy(adv[sel]).to(dev),
-            returns=torch.from_numpy(returns[sel]).to(dev),
-        )
+        arrays = {"obs": self.obs.reshape(T * n, OBS_SIZE)[sel], "mask": self.masks.reshape(T * n, NUM_ACTIONS)[sel],
+                  "actions": self.actions.reshape(-1)[sel], "logprobs": self.logprobs.reshape(-1)[sel],
+                  "values": values[sel], "advantages": adv[sel], "returns": returns[sel]}
+        if self.perfect:
+            arrays["hidden"] = self.hidden.reshape(T * n, -1)[sel]
         rets = np.concatenate(run.vs_current) if run.vs_current else np.zeros(0)
         pool_rets = np.concatenate(run.vs_pool) if run.vs_pool else np.zeros(0)
         fixed_rets = np.concatenate(run.vs_fixed) if run.vs_fixed else np.zeros(0)
@@ -293,8 +316,9 @@ class SelfPlayRollout:
             "rollout/learner_return_vs_opponents": float(fixed_rets.mean()) if len(fixed_rets) else float("nan"),
             "rollout/opponent_games": float(len(fixed_rets)),
             "rollout/abs_return": float(np.abs(rets).mean()) if len(rets) else float("nan"),
+            "perf/features_s": self.seconds["features"], "perf/forward_s": self.seconds["forward"],
         }
-        return batch, stats
+        return arrays, stats
 
     def _choose(self, run: _Collection, turn: Turn) -> np.ndarray:
         """Step ``turn.index``: the values of the acting seats, and the actions of the current policy,
@@ -302,10 +326,12 @@ class SelfPlayRollout:
         the logits of the policy that chose it (a fixed agent's transitions are never trained)."""
         t, obs, mask, cur, dev = turn.index, turn.obs, turn.mask, turn.seat, self.device
         hidden = hidden_hands(self.bg, cur, self.hidden[t]) if self.perfect else None
-        obs_t = torch.from_numpy(obs).to(dev)
+        start = time.perf_counter()
+        x, hidden_t = self._tensors(obs, hidden)
         mask_t = torch.from_numpy(mask).to(dev)
-        logits = run.model.logits(obs_t, mask_t)
-        self.values[t] = run.model.value(self._critic_input(obs, hidden)).cpu().numpy()
+        made = time.perf_counter()
+        logits, values = run.model.logits_and_value(x, mask_t, hidden_t)
+        self.values[t] = values.cpu().numpy()
         other = cur != self.learner_seat
         by_pool = other & (self.opponent >= 0)
         by_fixed = other & (self.opponent <= FIXED)
@@ -313,7 +339,9 @@ class SelfPlayRollout:
             for pid in np.unique(self.opponent[by_pool]):
                 rows = np.flatnonzero(by_pool & (self.opponent == pid))
                 rows_t = torch.from_numpy(rows).to(dev)
-                logits[rows_t] = run.pool.net(int(pid))(obs_t[rows_t], mask_t[rows_t])
+                logits[rows_t] = run.pool.net(int(pid))(x[rows_t], mask_t[rows_t])
+        self.seconds["features"] += made - start
+        self.seconds["forward"] += time.perf_counter() - made
         a = sample_actions(logits.cpu().numpy(), run.rng)
         act_by(np.where(by_fixed, FIXED - self.opponent, -1),
                lambda k, rows: checked_actions(self.fixed[k].name, self.fixed[k].act(obs[rows], mask[rows], run.rng),

@@ -41,6 +41,7 @@ from imperiale_agents.pool import signals_as_interrupt
 from imperiale_env.core.atomic import write_atomic
 from imperiale_env.core.inputs import InputError, output_dir
 from imperiale_env.core.rules import Rules
+from imperiale_env.kernels.features import FEATURE_VERSION
 from imperiale_train.checkpoint import (
     CheckpointError,
     load_checkpoint,
@@ -173,6 +174,9 @@ def _start_from_policy(cfg: TrainConfig, model: ActorCritic) -> None:
         net = read_policy(cfg.init_from).net
     except CheckpointError as exc:
         raise ConfigError(f"init_from: {exc}") from None
+    if net.feature_version != FEATURE_VERSION:
+        raise ConfigError(f"init_from={cfg.init_from}: its network reads feature version {net.feature_version}, "
+                          f"this trainer's read version {FEATURE_VERSION} (docs/training.md): it cannot start them")
     _same_network(cfg, (net.hidden, net.activation, cfg.critic))
     layers = [m for m in model.actor.net if isinstance(m, torch.nn.Linear)]
     with torch.no_grad():
@@ -348,6 +352,7 @@ class _Run:
         self.last_eval = self.history[-1] if self.history else {}
         self.done_here = self.rounds_here = 0  # imitation rounds and iterations run by this call
         self.bar = None
+        self.ended_at: float | None = None  # when the last PPO iteration ended (its checkpoint written)
 
     def _restore(self, data: dict[str, Any]) -> None:
         try:
@@ -533,6 +538,7 @@ class _Run:
         if cfg.anneal_lr:
             self.optimizer.param_groups[0]["lr"] = cfg.lr * (1.0 - self.iteration / cfg.iterations)
         t0 = time.perf_counter()
+        since = self.ended_at if self.ended_at is not None else t0  # the last iteration's bookkeeping counts here
         batch, stats = self.rollout.collect(self.model, self.pool, self.rng)
         t1 = time.perf_counter()
         stats.update(ppo_update(self.model, self.optimizer, batch, cfg, self.rng))
@@ -549,6 +555,7 @@ class _Run:
                       cfg.batch_size / (t1 - t0), "perf/update_s": t2 - t1,
                       "train/lr": self.optimizer.param_groups[0]["lr"], "train/pool_size": float(len(self.pool))})
         final = self.iteration == cfg.iterations
+        stats["perf/iteration_s"] = time.perf_counter() - since
         if final:
             self.save(self.state())  # the trained policy is on disk before the final evaluation starts
         if (cfg.eval_every and self.iteration % cfg.eval_every == 0) or final:
@@ -558,6 +565,7 @@ class _Run:
         self.good = self.state()
         if (cfg.checkpoint_every and self.iteration % cfg.checkpoint_every == 0) or final:
             self.save(self.good)
+        self.ended_at = time.perf_counter()
 
     def show_progress(self, stats: dict[str, float]) -> None:
         if self.bar is None:
