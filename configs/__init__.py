@@ -2,8 +2,9 @@
 that ``imperiale train --config champion`` works from a wheel as from a clone.
 
 Each ``NAME.yaml`` here is a flat mapping of :class:`imperiale_train.config.TrainConfig` keys:
-``ppo_selfplay`` (the default of ``imperiale train``), ``champion`` (the recipe of the shipped
-champion, docs/champion.md) and ``ppo_gpu`` (the same self-play sized for a GPU).
+``ppo_selfplay`` (the default of ``imperiale train``), ``selfplay_long`` (pure self-play for
+about an hour, docs/training.md), ``champion`` (the recipe of the shipped champion,
+docs/champion.md) and ``ppo_gpu`` (self-play sized for a GPU).
 """
 
 from __future__ import annotations

@@ -182,3 +182,32 @@ def test_the_feature_table_of_the_docs_is_the_layout():
 
     text = (Path(__file__).parent.parent / "docs" / "training.md").read_text(encoding="utf-8")
     assert feature_table() in text
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_the_batched_engine_gives_the_reference_features(preset):
+    """The features the trainer makes from the batched engine's bytes are the reference engine's,
+    for every seat, at every decision of random games played side by side in both engines."""
+    from imperiale_env.batch import BatchGame
+
+    rules = make_rules(preset)
+    games = 6
+    bg = BatchGame(rules, games, single_deal=True)
+    bg.reset(np.arange(100, 100 + games))
+    refs = [Game(rules, seed=100 + g, single_deal=True) for g in range(games)]
+    rng = np.random.default_rng(0)
+    compared = 0
+    while not bg.done.all():
+        for p in range(rules.players):
+            seats = np.full(games, p)
+            got = policy_features(bg.observe(players=seats))
+            for g, ref in enumerate(refs):
+                assert np.array_equal(got[g], policy_features(observe(ref, p))), (preset, g, p)
+                compared += 1
+        mask = bg.legal_action_mask()
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+        for g, ref in enumerate(refs):
+            if ref.decision is not None:
+                ref.step(int(actions[g]))
+        bg.step(actions)
+    assert compared > 200
