@@ -1,9 +1,10 @@
 """Learning curves from a run's ``metrics.jsonl``: evaluation win rates (with 95 % intervals)
-and training statistics against training time.
+and training statistics against the decisions played (millions).
 
-Time, not decisions, is the x axis because a run may begin with imitation rounds
-(:mod:`imperiale_train.imitate`), which collect no PPO decisions but cost most of the run's time; the
-minutes are the run's own measured work (labels, updates, rollouts), evaluations left out.
+Decisions, not wall minutes, are the x axis of a self-play run: they do not change with the
+machine's load.  A run that begins with imitation rounds (:mod:`imperiale_train.imitate`), which
+collect no PPO decisions but cost most of the run's time, is drawn against its training minutes
+instead: the run's own measured work (labels, updates, rollouts), evaluations left out.
 
 ``python -m imperiale_train.plot RUN_DIR [RUN_DIR ...] [--out FILE]`` (several runs: overlaid, e.g. to
 compare ``critic=plain`` and ``critic=perfect``).
@@ -36,6 +37,14 @@ def training_minutes(rows: list[dict]) -> list[float]:
     return out
 
 
+def x_axis(rows: list[dict], minutes: bool) -> tuple[list[float], str]:
+    """The x of each metrics row and the axis' label: millions of decisions, or training minutes
+    (``minutes``: when a run drawn has imitation rounds)."""
+    if minutes:
+        return training_minutes(rows), "training minutes"
+    return [r.get("global_step", 0) / 1e6 for r in rows], "decisions (millions)"
+
+
 def plot_learning_curve(*run_dirs: str | Path, out: str | Path | None = None) -> Path:
     import matplotlib
 
@@ -47,10 +56,11 @@ def plot_learning_curve(*run_dirs: str | Path, out: str | Path | None = None) ->
     span = [50.0, 50.0]  # the win-rate axis: the data's range in tens, 50 % always in sight
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     styles = ["-", "--", ":", "-."]
-    for ri, run in enumerate(run_dirs):
+    runs = [read_metrics(run) for run in run_dirs]
+    imitated = any("imitation_round" in r for rows in runs for r in rows)
+    for ri, (run, rows) in enumerate(zip(run_dirs, runs, strict=True)):
         color = colors[ri % len(colors)]
-        rows = read_metrics(run)
-        minutes = training_minutes(rows)
+        minutes, xlabel = x_axis(rows, imitated)
         label = Path(run).name
         opps = sorted({k[len("eval/win_rate_"):] for r in rows for k in r if k.startswith("eval/win_rate_")})
         for o, opp in enumerate(opps):
@@ -70,10 +80,10 @@ def plot_learning_curve(*run_dirs: str | Path, out: str | Path | None = None) ->
         axes[2].plot([minutes[i] for i in ppo], [rows[i].get("loss/explained_variance") for i in ppo], color=color,
                      label=label)
     axes[0].axhline(50, color="grey", lw=0.8, ls="--")
-    axes[0].set(xlabel="training minutes", ylabel="win % (duplicate evaluation, greedy)",
+    axes[0].set(xlabel=xlabel, ylabel="win % (duplicate evaluation, greedy)",
                 title="evaluation", ylim=(10 * math.floor(span[0] / 10), 10 * math.ceil(span[1] / 10)))
-    axes[1].set(xlabel="training minutes", title="policy entropy (PPO)")
-    axes[2].set(xlabel="training minutes", title="value: explained variance (PPO)")
+    axes[1].set(xlabel=xlabel, title="policy entropy (PPO)")
+    axes[2].set(xlabel=xlabel, title="value: explained variance (PPO)")
     axes[0].set_xlim(left=0)  # the whole run; the PPO panels keep to the PPO iterations
     for ax in axes:
         ax.grid(alpha=0.3)

@@ -534,15 +534,19 @@ class _Run:
             self.ppo_step()
 
     def ppo_step(self) -> None:
+        """One PPO iteration, in CleanRL's order: collect, advantages, update, log (docs/training.md)."""
         cfg = self.cfg
         if cfg.anneal_lr:
             self.optimizer.param_groups[0]["lr"] = cfg.lr * (1.0 - self.iteration / cfg.iterations)
         t0 = time.perf_counter()
         since = self.ended_at if self.ended_at is not None else t0  # the last iteration's bookkeeping counts here
+        # 1-2. Collect num_envs x num_steps decisions, each seat's own sequence; GAE over it (rollout.py).
         batch, stats = self.rollout.collect(self.model, self.pool, self.rng)
         t1 = time.perf_counter()
+        # 3. Update: the clipped objective over shuffled minibatches of the batch's features (ppo.py).
         stats.update(ppo_update(self.model, self.optimizer, batch, cfg, self.rng))
         t2 = time.perf_counter()
+        # 4. Log, snapshot the opponent pool, evaluate, checkpoint.
         self.stop_if_not_finite(stats, f"iteration {self.iteration + 1}", "iteration",
                                 "a smaller lr= or max_grad_norm=")
         self.iteration += 1

@@ -123,14 +123,18 @@ LAYOUT: tuple[Block, ...] = (
     Block("players", (1,), 2, MAX_SEATS, "category", "the number of players"),
 )
 
+def block_offsets(blocks) -> tuple[dict[str, slice], int]:
+    """Where each of ``blocks`` (objects with ``name`` and ``size``) lies when they are laid end to
+    end, and their total width: the observation's layout, and the network features' too."""
+    offsets, at = {}, 0
+    for b in blocks:
+        offsets[b.name] = slice(at, at + b.size)
+        at += b.size
+    return offsets, at
+
+
 BLOCKS: dict[str, Block] = {b.name: b for b in LAYOUT}
-OFFSETS: dict[str, slice] = {}
-_at = 0
-for _b in LAYOUT:
-    OFFSETS[_b.name] = slice(_at, _at + _b.size)
-    _at += _b.size
-OBS_SIZE: int = _at
-del _at, _b
+OFFSETS, OBS_SIZE = block_offsets(LAYOUT)
 
 
 def bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:

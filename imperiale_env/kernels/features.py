@@ -32,7 +32,15 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from imperiale_env.core.observation import MAX_POINT_COUNT, MAX_POINT_VALUE, OBS_DTYPE, OBS_SIZE, OFFSETS, TRICKS
+from imperiale_env.core.observation import (
+    MAX_POINT_COUNT,
+    MAX_POINT_VALUE,
+    OBS_DTYPE,
+    OBS_SIZE,
+    OFFSETS,
+    TRICKS,
+    block_offsets,
+)
 
 #: The version of the feature plan, stored in checkpoints and exported policies.  Version 1 was
 #: the one-hot expansion of the observation's bytes (:data:`~imperiale_env.core.observation.FEATURES`).
@@ -100,14 +108,8 @@ FEATURE_LAYOUT: tuple[FeatureBlock, ...] = (
 )
 
 FEATURE_BLOCKS: dict[str, FeatureBlock] = {b.name: b for b in FEATURE_LAYOUT}
-FEATURE_OFFSETS: dict[str, slice] = {}
-_at = 0
-for _b in FEATURE_LAYOUT:
-    FEATURE_OFFSETS[_b.name] = slice(_at, _at + _b.size)
-    _at += _b.size
-#: The width of the features.
-FEATURE_SIZE: int = _at
-del _at, _b
+#: Where each block lies, and the width of the features.
+FEATURE_OFFSETS, FEATURE_SIZE = block_offsets(FEATURE_LAYOUT)
 
 #: The observation blocks the kernel reads, in the order of its ``src`` array.
 _SOURCE = ("hand", "played_by", "played_in", "leaders", "shown_by", "turned", "trump", "not_held", "voids", "phase",
