@@ -156,8 +156,9 @@ def to_batch(arrays: dict[str, np.ndarray], device: torch.device) -> RolloutBatc
     """The :class:`RolloutBatch` of a rollout's arrays (``hidden`` among them with the perfect
     critic): the features computed once, every tensor moved to ``device``."""
     put = lambda a: torch.from_numpy(a).to(device)  # noqa: E731
-    return RolloutBatch(features=put(policy_features(arrays["obs"])), hidden=put(arrays["hidden"]) if "hidden" in arrays
-                        else None, **{k: put(arrays[k]) for k in BATCH_KEYS if k != "obs"})
+    hidden = put(arrays["hidden"]) if "hidden" in arrays else None
+    return RolloutBatch(features=put(policy_features(arrays["obs"])), hidden=hidden,
+                        **{k: put(arrays[k]) for k in BATCH_KEYS if k != "obs"})
 
 
 @dataclass
@@ -204,6 +205,8 @@ class SelfPlayRollout:
         self.next_index = np.full(T * n, -1, dtype=np.int64)
         self.bootstrap = np.zeros(T * n, dtype=np.float32)
         self.train = np.zeros((T, n), dtype=bool)
+        #: Seconds of the current collection spent making features and in the networks.
+        self.seconds = {"features": 0.0, "forward": 0.0}
 
     # ------------------------------------------------------------------ seat assignment
 
