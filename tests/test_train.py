@@ -184,7 +184,11 @@ def test_cli_train_reports_bad_keys(capsys):
 
 
 def test_resume_after_a_real_kill(tmp_path):
-    """SIGKILL a training process after its first checkpoint, resume, and match a straight run."""
+    """SIGKILL a training process after its first checkpoint, resume, and match a straight run.
+
+    A tiny iteration takes a few milliseconds, so the run is long enough (40 iterations) that the
+    kill lands before its end even on a loaded machine; the test checks that it did.
+    """
     import os
     import signal
     import subprocess
@@ -192,7 +196,7 @@ def test_resume_after_a_real_kill(tmp_path):
     import time
     from pathlib import Path
 
-    overrides = {**TINY, "iterations": 4, "checkpoint_every": 1}
+    overrides = {**TINY, "iterations": 40, "checkpoint_every": 1}
     args = [f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in overrides.items()]
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(root)}
@@ -203,11 +207,12 @@ def test_resume_after_a_real_kill(tmp_path):
     while time.time() < deadline and proc.poll() is None:
         if metrics.exists() and metrics.read_text().count("\n") >= 2:
             break
-        time.sleep(0.05)
+        time.sleep(0.005)
+    assert proc.poll() is None, f"the run ended before the kill: {proc.stderr.read().decode()[-2000:]}"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     start = load_checkpoint(tmp_path / "killed" / "checkpoint.pt")["iteration"]
-    assert start >= 1
+    assert 1 <= start < 40
     train(make_config(None, {**overrides, "run_dir": str(tmp_path / "killed")}), resume=True)
     train(make_config(None, {**overrides, "run_dir": str(tmp_path / "straight")}))
     a, b = _params(tmp_path / "straight" / "checkpoint.pt"), _params(tmp_path / "killed" / "checkpoint.pt")
