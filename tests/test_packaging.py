@@ -36,10 +36,30 @@ def test_the_wheel_installs_only_names_of_its_own(wheel):
     assert "License-Expression: MIT" in metadata and "Classifier: Typing :: Typed" in metadata
 
 
+def _site_dirs() -> list[str]:
+    """The running interpreter's package folders (its venv's, or the system's when it runs in none)."""
+    return [p for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()]
+
+
+def _venv_reading(env_dir: Path, site_dirs: list[str]) -> Path:
+    """A fresh venv whose ``sys.path`` ends with ``site_dirs``; its python.
+
+    ``system_site_packages`` would reach the *base* interpreter's packages, not those of the venv
+    the suite runs in (the README's), so the running interpreter's folders are named explicitly, as
+    plain path lines of a ``.pth``: their own ``.pth`` files (the suite's editable install among
+    them) are not run, and the wheel installed in the new venv comes first on the path.
+    """
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    (Path(purelib) / "outside_packages.pth").write_text("".join(f"{d}\n" for d in site_dirs))
+    return python
+
+
 def test_the_champion_plays_from_the_wheel_without_torch(wheel, tmp_path):
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, system_site_packages=True, with_pip=True)  # the core dependencies come from outside
-    python = env_dir / "bin" / "python"
+    python = _venv_reading(env_dir, _site_dirs())  # the core dependencies come from the running interpreter
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, capture_output=True,
                    timeout=300)
     blocker = tmp_path / "no_torch"  # a torch that cannot be imported, as on a machine without it

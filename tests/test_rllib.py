@@ -1,11 +1,9 @@
 """The RLlib recipe (docs/rllib.md): the observation wrapper alone, and one masked multi-agent PPO
-iteration where RLlib is installed (``pip install 'ray[rllib]'``; it pins its own gymnasium, so
-the project's dev extra does not ask for it)."""
+iteration on the float features (the ``[rllib]`` extra, part of ``[dev]``, brings RLlib)."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from imperiale_env.envs.aec import env as make_env
 from imperiale_env.envs.rllib import RLlibObservations
@@ -13,6 +11,8 @@ from imperiale_env.envs.rllib import RLlibObservations
 
 def test_wrapper_renames_the_observation_and_changes_nothing_else():
     plain, wrapped = make_env(episode="deal"), RLlibObservations(make_env(episode="deal"))
+    assert RLlibObservations(make_env(obs_type="features")).observation_space("player_1")["observations"].dtype \
+        == np.float32
     plain.reset(seed=11)
     wrapped.reset(seed=11)
     space = wrapped.observation_space("player_0")
@@ -54,7 +54,6 @@ class Checked(RLlibObservations):
 
 
 def test_one_masked_multi_agent_ppo_iteration():
-    pytest.importorskip("ray.rllib")
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -63,10 +62,12 @@ def test_one_masked_multi_agent_ppo_iteration():
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
     from ray.tune.registry import register_env
 
-    from imperiale_env.envs.rllib import register
+    from imperiale_env.envs.rllib import register, rllib_env
 
     assert register() == "imperiale"  # the documented creator registers; the test uses the checked copy
-    register_env("imperiale-checked", lambda cfg: PettingZooEnv(Checked(make_env(**cfg))))
+    space = rllib_env({"episode": "deal"}).observation_space["player_0"]["observations"]
+    assert space.dtype == np.float32  # the creator's default: features, which RLlib's encoders read
+    register_env("imperiale-checked", lambda cfg: PettingZooEnv(Checked(make_env(obs_type="features", **cfg))))
     started = not ray.is_initialized()
     if started:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

@@ -35,6 +35,10 @@ Arguments of `env(...)` / `raw_env(...)`:
   `dict(imperiales=[..], points=[..], dealer=k)` (each key optional: 0, 0, the seeded dealer).
   `reset(options={"start": {...}})` overrides it for one episode; any other option key is
   warned about and ignored.  `reset(seed=...)` takes an integer in `[0, 2**63)`.
+* `obs_type`: `"bytes"` (default), the observation below, or `"features"`: the float32 features
+  the suite's own networks read (`Box(0, 1, (FEATURE_SIZE,), float32)`,
+  :mod:`imperiale_env.kernels.features`), for a library whose default network reads the
+  observation as floats (RLlib's, TorchRL's...).
 * `render_mode`: `None`, `"ansi"` (`render()` returns the table as a string), `"rgb_array"`
   (the acting seat's view drawn with cards, `(400, 960, 3)` uint8, :mod:`imperiale_env.envs.render_image`) or `"human"`
   (prints it after every step and on `render()`).
@@ -122,10 +126,12 @@ from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.envs.common import (
     check_action,
     check_episode,
+    check_obs_type,
     check_render_mode,
     check_start,
     draw_game_seeds,
-    observation_box,
+    encode,
+    observation_space_of,
     one_thread,
     reset_start,
 )
@@ -196,19 +202,22 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         episode: str = "game",
         start: dict[str, Any] | None = None,
         render_mode: str | None = None,
+        obs_type: str = "bytes",
     ):
-        EzPickle.__init__(self, rules=rules, episode=episode, start=start, render_mode=render_mode)
+        EzPickle.__init__(self, rules=rules, episode=episode, start=start, render_mode=render_mode,
+                          obs_type=obs_type)
         super().__init__()
         self.rules = resolve_rules(rules)
         self.episode = check_episode(episode)
         self.start = check_start(self.rules, start, self.episode)
         self.render_mode = check_render_mode(render_mode)
+        self.obs_type = check_obs_type(obs_type)
         P = self.rules.players
         self._game = SingleGame(self.rules, self.episode)
         self.possible_agents = [f"player_{p}" for p in range(P)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
-            a: spaces.Dict({"observation": observation_box(self.rules),
+            a: spaces.Dict({"observation": observation_space_of(self.rules, self.obs_type),
                             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)})
             for a in self.possible_agents
         }
@@ -331,7 +340,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             mask = self._game.legal_mask().view(np.int8)
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        return {"observation": encode(obs, self.obs_type), "action_mask": mask}
 
     # ------------------------------------------------------------------ rendering
 

@@ -19,12 +19,17 @@ from imperiale_env.core import rewards
 from imperiale_env.core.inputs import SEED_LIMIT
 from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE, bounds
 from imperiale_env.core.rules import Rules
+from imperiale_env.kernels.features import FEATURE_VERSION, policy_features
 from imperiale_env.reference.game import Game
 
 EPISODES = ("game", "deal")
 START_KEYS = ("imperiales", "points", "dealer")
 RENDER_MODES = ("ansi", "human", "rgb_array")
 RESET_OPTIONS = ("start",)
+#: What an env's observation is: the bytes of observation version 1 (the default), or the float32
+#: features of the trainer's networks (:mod:`imperiale_env.kernels.features`), for a library whose
+#: default network reads the observation as floats and would take a category code for a magnitude.
+OBS_TYPES = ("bytes", "features")
 PASSED_THROUGH = ("reset_mask",)  # Gymnasium's vector envs hand their own options to each env
 
 
@@ -35,6 +40,25 @@ def observation_box(rules: Rules):
 
     low, high = bounds(rules)
     return spaces.Box(low, high, (OBS_SIZE,), dtype=OBS_DTYPE)
+
+
+def check_obs_type(obs_type: Any) -> str:
+    if not isinstance(obs_type, str) or obs_type not in OBS_TYPES:
+        raise ValueError(f"obs_type must be 'bytes' (observation version 1, uint8) or 'features' (float32, "
+                         f"feature version {FEATURE_VERSION}), got {reprlib.repr(obs_type)}")
+    return obs_type
+
+
+def observation_space_of(rules: Rules, obs_type: str):
+    """The space of one observation of type ``obs_type`` under ``rules``."""
+    from imperiale_env.envs.features import feature_space
+
+    return feature_space() if obs_type == "features" else observation_box(rules)
+
+
+def encode(obs: np.ndarray, obs_type: str) -> np.ndarray:
+    """Observation bytes ``(OBS_SIZE,)`` or ``(B, OBS_SIZE)`` as ``obs_type`` (the features are a new array)."""
+    return policy_features(obs) if obs_type == "features" else obs
 
 
 def check_episode(episode: Any) -> str:

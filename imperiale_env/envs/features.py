@@ -1,11 +1,13 @@
-"""The observation as a network's input features, for libraries that feed it to a network as is.
+"""The observation as a network's input features, for an env made with the default bytes.
 
-The environments give the observation's bytes (version 1, ``uint8``: flags, counts and category
-codes such as "1 + a seat"); our own networks one-hot encode them on their device
-(:data:`~imperiale_env.core.observation.FEATURES`).  A library whose default network reads the
-observation as floats (Stable-Baselines3, Tianshou, RLlib's default models...) would read a
-category code as a magnitude, so these wrappers hand it the features instead: ``float32`` in
-``[0, 1]``, :data:`FEATURES.size` wide, one-hot categories and scaled counts::
+The environments give the observation's bytes by default (version 1, ``uint8``: flags, counts and
+category codes such as "1 + a seat").  A library whose default network reads the observation as
+floats (Stable-Baselines3, Tianshou, RLlib's default models...) would read a category code as a
+magnitude; it should read the features our own trainer reads instead
+(:mod:`imperiale_env.kernels.features`, feature version 2: ``float32`` in ``[0, 1]``,
+:data:`FEATURE_SIZE` wide, the trick in progress, what each seat may hold, one-hot categories and
+scaled counts).  Every env gives them with ``obs_type="features"``; these wrappers do the same
+for an env already made::
 
     env = FeatureObservation(gymnasium.make("Imperiale-v1"))
     vec = VectorFeatureObservation(gymnasium.make_vec("ImperialeSelfPlay-v1", num_envs=8))
@@ -20,18 +22,19 @@ from gymnasium.utils import RecordConstructorArgs
 from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from imperiale_env.core.observation import FEATURES, OBS_SIZE
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.kernels.features import FEATURE_SIZE, policy_features
 
 __all__ = ["FeatureObservation", "VectorFeatureObservation", "feature_space"]
 
 
 def feature_space() -> spaces.Box:
     """The space of one observation's features."""
-    return spaces.Box(0.0, 1.0, (FEATURES.size,), dtype=np.float32)
+    return spaces.Box(0.0, 1.0, (FEATURE_SIZE,), dtype=np.float32)
 
 
 class FeatureObservation(gymnasium.ObservationWrapper, RecordConstructorArgs):
-    """``Imperiale-v1`` with :data:`FEATURES` as its observation."""
+    """``Imperiale-v1`` with the features as its observation."""
 
     def __init__(self, env: gymnasium.Env):
         RecordConstructorArgs.__init__(self)
@@ -42,11 +45,11 @@ class FeatureObservation(gymnasium.ObservationWrapper, RecordConstructorArgs):
         self.observation_space = feature_space()
 
     def observation(self, observation: np.ndarray) -> np.ndarray:
-        return FEATURES.expand(observation[None])[0]
+        return policy_features(observation)
 
 
 class VectorFeatureObservation(VectorWrapper):
-    """``ImperialeSelfPlay-v1`` with :data:`FEATURES` as its observations (one row a game), the
+    """``ImperialeSelfPlay-v1`` with the features as its observations (one row a game), the
     final observations of ended games (``info["final_obs"]``, same-step autoreset) included."""
 
     def __init__(self, env: VectorEnv):
@@ -59,7 +62,7 @@ class VectorFeatureObservation(VectorWrapper):
 
     def reset(self, **kwargs):
         obs, info = self.env.reset(**kwargs)
-        return FEATURES.expand(obs), info
+        return policy_features(obs), info
 
     def step(self, actions):
         obs, rewards, terminated, truncated, info = self.env.step(actions)
@@ -67,6 +70,6 @@ class VectorFeatureObservation(VectorWrapper):
             final = np.full(len(obs), None, dtype=object)
             ended = np.flatnonzero(info["_final_obs"])
             if len(ended):
-                final[ended] = list(FEATURES.expand(np.stack(info["final_obs"][ended])))
+                final[ended] = list(policy_features(np.stack(info["final_obs"][ended])))
             info = {**info, "final_obs": final}
-        return FEATURES.expand(obs), rewards, terminated, truncated, info
+        return policy_features(obs), rewards, terminated, truncated, info

@@ -8,7 +8,9 @@ Registered as ``Imperiale-v1`` when :mod:`imperiale_env` is imported::
 =================  ==================================================================
 Observation        ``Box(low, high, (OBS_SIZE,), uint8)``: the agent's view, observation
                    version 1 (the layout of :mod:`imperiale_env.core.observation`, seats
-                   relative to the agent; ``low, high = bounds(rules)``)
+                   relative to the agent; ``low, high = bounds(rules)``); with
+                   ``obs_type="features"``, ``Box(0, 1, (FEATURE_SIZE,), float32)``: the
+                   features of that view (:mod:`imperiale_env.kernels.features`)
 Action             ``Discrete(43)`` (:mod:`imperiale_env.core.actions`)
 Action mask        ``info["action_mask"]`` (43,) int8 and :meth:`ImperialeEnv.action_masks`
                    (43,) bool, for sb3-contrib's MaskablePPO; all zeros once the episode ended
@@ -41,6 +43,9 @@ Arguments:
 * ``episode``: ``"game"`` (default) or ``"deal"``; ``start``: for ``"deal"``, the score it
   starts from, ``dict(imperiales=[..], points=[..], dealer=k)``; ``reset(options={"start":
   ...})`` overrides it for one episode.
+* ``obs_type``: ``"bytes"`` (default) or ``"features"``, the float input of the suite's own
+  networks, for a library whose default network reads the observation as floats.  The opponent
+  always gets the bytes.
 * ``render_mode``: ``None``, ``"ansi"`` (a string), ``"rgb_array"`` (the table drawn with cards,
   ``(400, 960, 3)`` uint8, :mod:`imperiale_env.envs.render_image`) or ``"human"`` (printed).
 
@@ -79,11 +84,13 @@ from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.envs.common import (
     check_action,
     check_episode,
+    check_obs_type,
     check_render_mode,
     check_start,
     draw_game_seeds,
+    encode,
     is_integer,
-    observation_box,
+    observation_space_of,
     one_thread,
     reset_start,
 )
@@ -109,6 +116,7 @@ class ImperialeEnv(gymnasium.Env):
         episode: str = "game",
         start: dict[str, Any] | None = None,
         render_mode: str | None = None,
+        obs_type: str = "bytes",
     ):
         self.rules = resolve_rules(rules)
         self.players = P = self.rules.players
@@ -119,7 +127,8 @@ class ImperialeEnv(gymnasium.Env):
         self.episode = check_episode(episode)
         self.start = check_start(self.rules, start, self.episode)
         self.render_mode = check_render_mode(render_mode)
-        self.observation_space = observation_box(self.rules)
+        self.obs_type = check_obs_type(obs_type)
+        self.observation_space = observation_space_of(self.rules, self.obs_type)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._opponent = self._adapt_opponent(opponent)
         self._game = SingleGame(self.rules, self.episode)
@@ -221,7 +230,7 @@ class ImperialeEnv(gymnasium.Env):
         return self._observation(), reward, ended, False, self._info()
 
     def _observation(self) -> np.ndarray:
-        return self._game.observe(self.agent_seat)
+        return encode(self._game.observe(self.agent_seat), self.obs_type)
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, (43,) bool (all False once the episode is over)."""

@@ -8,8 +8,10 @@ module takes its logarithm) and changes nothing else: same agents, order, reward
 
 :func:`rllib_env` is the env creator RLlib calls (the wrapped env inside RLlib's own
 ``PettingZooEnv`` adapter, which turns the AEC turn order into multi-agent steps), and
-:func:`register` registers it under a name.  Only those two import Ray; the wrapper needs
-only PettingZoo, so its logic is tested without RLlib.
+:func:`register` registers it under a name.  Its observations are the float32 features
+(``obs_type="features"``, :mod:`imperiale_env.kernels.features`) unless the env config asks for
+the bytes: RLlib's default encoders are float layers, which cannot read ``uint8`` input.  Only
+those two import Ray; the wrapper needs only PettingZoo, so its logic is tested without RLlib.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ ENV_NAME = "imperiale"
 
 
 class RLlibObservations(BaseWrapper):
-    """Observations ``{"observations": the uint8 observation (version 1), "action_mask": float32 0/1}``."""
+    """Observations ``{"observations": the wrapped env's observation, "action_mask": float32 0/1}``."""
 
     def observation_space(self, agent: str) -> spaces.Dict:
         inner = self.env.observation_space(agent)
@@ -43,10 +45,11 @@ class RLlibObservations(BaseWrapper):
 
 def rllib_env(config: dict[str, Any] | None = None):
     """RLlib's env creator: ``config`` holds the arguments of :func:`imperiale_env.envs.aec.env`
-    (``rules``, ``episode``...).  Returns a ``ray.rllib`` ``PettingZooEnv``."""
+    (``rules``, ``episode``, ``obs_type``: ``"features"`` unless given).  Returns a ``ray.rllib``
+    ``PettingZooEnv``."""
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    return PettingZooEnv(RLlibObservations(make_env(**dict(config or {}))))
+    return PettingZooEnv(RLlibObservations(make_env(**{"obs_type": "features", **dict(config or {})})))
 
 
 def register(name: str = ENV_NAME) -> str:

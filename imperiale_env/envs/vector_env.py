@@ -8,8 +8,10 @@ alternate as the rules say, not in a fixed cycle), so the learner plays all seat
 
 ============================  =========================================================
 observation                   ``(num_envs, OBS_SIZE)`` uint8, each row the view of the
-                              player to act in that game (seats relative to him; the
-                              score blocks clipped to 1, as in the AEC env)
+                              player to act in that game (observation version 1, seats
+                              relative to him, as in the AEC env); with
+                              ``obs_type="features"``, ``(num_envs, FEATURE_SIZE)``
+                              float32, the features of those views
 action                        ``(num_envs,)`` ids in ``0..42`` (``MultiDiscrete``)
 ``info["acting_seat"]``       ``(num_envs,)`` int64: the seat to act on the returned
                               observation (in the new game after an autoreset)
@@ -55,6 +57,8 @@ The observation buffer is preallocated; with ``copy=True`` (default) each call r
 fresh copy, as Gymnasium's checkers require; ``copy=False`` returns the buffer itself,
 overwritten by the next step (faster for a trainer that consumes it at once).
 ``final_obs=False`` skips the final observations (``info["final_obs"]`` is then absent).
+``obs_type="features"`` gives the float32 features the suite's own networks read
+(:mod:`imperiale_env.kernels.features`) instead of the bytes, final observations included.
 """
 
 from __future__ import annotations
@@ -74,10 +78,12 @@ from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.envs.common import (
     check_episode,
+    check_obs_type,
     check_start,
     draw_game_seeds,
+    encode,
     is_integer,
-    observation_box,
+    observation_space_of,
     one_thread,
     reset_start,
 )
@@ -98,6 +104,7 @@ class ImperialeVectorEnv(VectorEnv):
         copy: bool = True,
         final_obs: bool = True,
         start: dict[str, Any] | None = None,
+        obs_type: str = "bytes",
     ):
         if not is_integer(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {reprlib.repr(num_envs)}")
@@ -108,13 +115,14 @@ class ImperialeVectorEnv(VectorEnv):
         self.players = self.rules.players
         self.episode = check_episode(episode)
         self.start = check_start(self.rules, start, self.episode)
+        self.obs_type = check_obs_type(obs_type)
         self.num_envs = int(num_envs)
         self.copy = copy
         self.render_mode = None
         self._game = BatchGame(self.rules, self.num_envs, auto_next_game=True,
                                single_deal=self.episode == "deal", keep_final_obs=final_obs)
         self._final_obs = final_obs
-        self.single_observation_space = observation_box(self.rules)
+        self.single_observation_space = observation_space_of(self.rules, self.obs_type)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -175,6 +183,8 @@ class ImperialeVectorEnv(VectorEnv):
 
     def _observe(self) -> np.ndarray:
         obs = self._game.observe(out=self._obs)
+        if self.obs_type == "features":
+            return encode(obs, self.obs_type)  # a new array at every call
         return obs.copy() if self.copy else obs
 
     def _infos(self) -> dict[str, Any]:
@@ -187,7 +197,7 @@ class ImperialeVectorEnv(VectorEnv):
         idx = np.flatnonzero(ended)
         if self._final_obs:
             final_obs = np.full(self.num_envs, None, dtype=object)
-            fo = game.final_observation[idx]
+            fo = encode(game.final_observation[idx], self.obs_type)
             for k, i in enumerate(idx):
                 final_obs[i] = fo[k]
             infos["final_obs"] = final_obs
