@@ -22,7 +22,7 @@ def champion(rules=None):
     A preset without a champion raises :class:`~imperiale_agents.base.AgentError` naming those with one.
     Needs torch.  It is also the opponent to give the single-agent environment::
 
-        env = gymnasium.make("Imperiale-v1", rules="academie", opponent=agents.champion("academie"))
+        env = gymnasium.make("Imperiale-v1", rules="academie", opponent=imperiale_agents.champion("academie"))
     """
     from imperiale_agents.base import make_agent
 

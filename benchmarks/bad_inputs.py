@@ -33,6 +33,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import functools
+import importlib.util
 import io
 import json
 import math
@@ -60,6 +62,7 @@ if str(REPO) not in sys.path:
 import numpy as np  # noqa: E402
 
 OUTCOMES = ("clear", "accepted", "traceback", "hang", "other")
+PACKAGES = ("imperiale_env", "imperiale_agents", "imperiale_train", "imperiale_web", "imperiale_cli")
 MEMORY_CAP = 4 << 30  # bytes of address space for a subprocess case
 TINY_TRAIN = ("iterations=1", "num_envs=8", "num_steps=8", "num_minibatches=1", "update_epochs=1", "hidden=8",
               "eval_groups=1", "eval_every=0", "eval_single_deal=true", "tensorboard=false", "plot=false",
@@ -144,13 +147,29 @@ def _documented_types() -> tuple[type[BaseException], ...]:
     return tuple(types)
 
 
+@functools.cache
+def _our_folders() -> tuple[pathlib.Path, ...]:
+    """The folders of the suite's own packages wherever they are installed (this checkout, an
+    editable install of another one, a venv's site-packages), and this checkout's benchmarks."""
+    folders = [REPO / "benchmarks"]
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        folders += [pathlib.Path(p).resolve() for p in (spec.submodule_search_locations or [])] if spec else []
+    return tuple(folders)
+
+
+def _ours(filename: str) -> bool:
+    """Is ``filename`` a module of the suite's own (not of a library it calls)?"""
+    path = pathlib.Path(filename).resolve()
+    return any(folder in path.parents for folder in _our_folders())
+
+
 def _raised_by_suite(exc: BaseException) -> bool:
     """Was ``exc`` raised by the suite's own code (its last frame in this repository, not a library)?"""
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return False
-    path = pathlib.Path(frames[-1].filename).resolve()
-    return REPO in path.parents and "site-packages" not in path.parts
+    return _ours(frames[-1].filename)
 
 
 def classify_exception(exc: BaseException) -> tuple[str, str]:
@@ -223,8 +242,7 @@ def _raised_by_suite_text(stderr: str) -> bool:
     name, _, message = last.partition(":")
     if not frames or not message.strip() or name.rsplit(".", 1)[-1] not in _CLEAR_NAMES:
         return False
-    path = pathlib.Path(frames[-1]).resolve()
-    return REPO in path.parents and "site-packages" not in path.parts
+    return _ours(frames[-1])
 
 
 def _classify_exit(rc: int | None, stdout: str, stderr: str) -> tuple[str, str]:

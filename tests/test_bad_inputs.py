@@ -196,3 +196,30 @@ def test_fuzz_command_lines(scratch):
         assert outcome in ("clear", "accepted"), f"{argv}: {outcome}: {detail}"
 
     check()
+
+
+def test_the_suite_s_own_code_is_known_wherever_it_is_installed(tmp_path, monkeypatch):
+    """A clear error raised by our code counts as ours from a venv's site-packages too (a
+    non-editable install, or an editable one of another checkout), not only from this checkout."""
+    import numpy
+
+    import imperiale_agents.pool
+
+    assert bad_inputs._ours(imperiale_agents.pool.__file__) and not bad_inputs._ours(numpy.__file__)
+    installed = tmp_path / "lib" / "python3" / "site-packages" / "imperiale_agents"
+    installed.mkdir(parents=True)
+    (installed / "__init__.py").write_text("")
+    (installed / "pool.py").write_text("def refuse():\n"
+                                       "    raise ValueError(\"start method 'thread': allowed: spawn\")\n")
+    monkeypatch.setattr(sys, "path", [str(installed.parent), *sys.path])
+    for name in [m for m in sys.modules if m == "imperiale_agents" or m.startswith("imperiale_agents.")]:
+        monkeypatch.delitem(sys.modules, name)
+    bad_inputs._our_folders.cache_clear()
+    try:
+        from imperiale_agents.pool import refuse
+
+        with pytest.raises(ValueError) as caught:
+            refuse()
+        assert bad_inputs.classify_exception(caught.value)[0] == "clear"
+    finally:
+        bad_inputs._our_folders.cache_clear()

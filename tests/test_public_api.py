@@ -29,6 +29,16 @@ def test_the_documented_entry_points():
     assert callable(imperiale_env.raw_env)
 
 
+def test_the_pettingzoo_classic_form_imports():
+    from imperiale_env import imperiale_v1
+    from imperiale_env.envs import aec
+
+    assert imperiale_v1.env is aec.env and imperiale_v1.raw_env is aec.raw_env
+    env = imperiale_v1.env(rules="foster", obs_type="features")
+    env.reset(seed=2)
+    assert env.observe(env.agent_selection)["observation"].dtype.name == "float32"
+
+
 def test_the_registered_ids_build_envs():
     env = gymnasium.make(GYM_ID)
     obs, _ = env.reset(seed=0)
