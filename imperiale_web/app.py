@@ -183,25 +183,30 @@ def _record_routes(app: Flask, folder: Path | None) -> None:
 
     @app.get("/api/records")
     def record_list():
-        return jsonify(records=[] if folder is None else sorted(p.name for p in _files(folder)))
+        return jsonify(records=[] if folder is None else sorted(_files(folder)))
 
     @app.get("/api/records/<name>")
     def record_file(name: str):
-        from imperiale_env.records.game_records import load_records
+        from imperiale_env.records.game_records import game_from_record, load_records
 
         if folder is None:
             raise TableError("the server was started without --records DIR", 404)
-        path = (folder / name).resolve()
-        if path not in _files(folder):
+        path = _files(folder).get(name)
+        if path is None:
             raise TableError(f"no record file {name!r} in the records folder", 404)
-        records = load_records(path)
+        records = load_records(path, follow_links=False)  # a link swapped in since the listing is refused
+        for record in records:
+            game_from_record(record)  # a JSON file that is not a record is not served
         return jsonify(records[0]) if len(records) == 1 else jsonify(records=records)
 
 
-def _files(folder: Path) -> list[Path]:
-    """The record files of ``folder``; a folder removed while the server runs is a clear 404."""
+def _files(folder: Path) -> dict[str, Path]:
+    """The record files of ``folder`` by name: regular files directly inside it, never a symbolic
+    link (it could lead anywhere on the machine), so that the folder is all the page can read and
+    the names listed are the names served.  A folder removed while the server runs is a clear 404."""
     try:
-        return [p.resolve() for p in folder.iterdir() if p.is_file() and p.suffix in (".json", ".jsonl")]
+        return {p.name: p for p in folder.iterdir()
+                if not p.is_symlink() and p.is_file() and p.suffix in (".json", ".jsonl")}
     except OSError as exc:
         raise TableError(f"the records folder {str(folder)!r} cannot be read any more ({exc.strerror}); restart "
                          "the server with --records DIR", 404) from None

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import drive
 
-from imperiale_env.records.game_records import game_from_record, replay_record
+from imperiale_env.records.game_records import game_from_record, record_from_game, replay_record
+from imperiale_env.reference.game import Game
 from imperiale_web.app import create_app
 
 
@@ -126,16 +128,51 @@ def test_analysis_and_its_bounds(client):
         assert answer.status_code == 400, bad
 
 
+def _record() -> dict:
+    game = drive(Game("academie", seed=4, single_deal=True))
+    return record_from_game(game)
+
+
 def test_records_folder_is_the_only_place_read(tmp_path):
-    (tmp_path / "one.json").write_text(json.dumps({"format": "x"}))
+    (tmp_path / "one.json").write_text(json.dumps(_record()))
     (tmp_path / "notes.txt").write_text("not a record")
+    (tmp_path / "other.json").write_text(json.dumps({"format": "x", "secret": "not a record"}))
     client = create_app(tmp_path).test_client()
-    assert client.get("/api/records").json["records"] == ["one.json"]
+    assert client.get("/api/records").json["records"] == ["one.json", "other.json"]
     assert client.get("/api/records/notes.txt").status_code == 404
     assert client.get("/api/records/..%2F..%2Fetc%2Fpasswd").status_code == 404
     assert client.get("/api/records/one.json").status_code == 200
+    refused = client.get("/api/records/other.json")  # a JSON file that is not a record is not served
+    assert refused.status_code == 400 and "secret" not in refused.get_data(as_text=True)
     assert client.get("/api/nothing").status_code == 404
     assert client.get("/").status_code == 200 and b"app.js" in client.get("/").data
+
+
+def test_a_link_in_the_records_folder_reads_nothing_outside_it(tmp_path):
+    folder, outside = tmp_path / "records", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    (outside / "theirs.json").write_text(json.dumps(_record()))
+    (folder / "mine.json").write_text(json.dumps(_record()))
+    (folder / "link.json").symlink_to(outside / "theirs.json")
+    (folder / "dir.json").symlink_to(outside, target_is_directory=True)
+    (folder / "inner.json").symlink_to(folder / "mine.json")  # even a link that stays inside
+    client = create_app(folder).test_client()
+    assert client.get("/api/records").json["records"] == ["mine.json"]  # the names served, nothing else
+    for name in ("link.json", "dir.json", "inner.json", "theirs.json", "dir.json%2Ftheirs.json"):
+        assert client.get(f"/api/records/{name}").status_code == 404, name
+    assert client.get("/api/records/mine.json").status_code == 200
+
+
+def test_a_file_swapped_for_a_link_after_the_listing_is_refused(tmp_path):
+    """The file is opened without following links: a link put in place of a listed file is refused."""
+    from imperiale_env.records.game_records import RecordError, load_records
+
+    (tmp_path / "theirs.json").write_text(json.dumps(_record()))
+    (tmp_path / "swapped.json").symlink_to(tmp_path / "theirs.json")
+    assert load_records(tmp_path / "swapped.json")  # what the command line does: the user's own link
+    with pytest.raises(RecordError, match="symbolic link"):
+        load_records(tmp_path / "swapped.json", follow_links=False)
 
 
 def test_serve_command_binds_localhost_and_refuses_a_busy_port(tmp_path):

@@ -25,8 +25,10 @@ Conventions of this module, where the format leaves a choice (docs/records.md):
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import os
+import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -369,12 +371,14 @@ def _parse_actions(entry: dict[str, Any], d: int, players: int) -> list[int]:
 # ---------------------------------------------------------------------- files
 
 
-def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def load_records(path: str | os.PathLike[str], *, follow_links: bool = True) -> list[dict[str, Any]]:
     """The records of a ``.json`` file (one object) or a ``.jsonl`` file (one object a non-empty line).
 
     The file must be a regular, readable file of UTF-8 text (docs/records.md); anything else (a
     folder, a pipe, UTF-16, binary data, a byte-order mark) is a :class:`RecordError` saying
-    what the file is, rather than a decoding traceback or a parse of garbage.
+    what the file is, rather than a decoding traceback or a parse of garbage.  With
+    ``follow_links=False`` a symbolic link is refused, checked on the opened file itself (the web
+    table's records folder: a link could lead out of it, or be swapped in after a check).
     """
     from imperiale_env.core.inputs import InputError, input_file
 
@@ -383,11 +387,7 @@ def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     except InputError as exc:
         raise RecordError(str(exc)) from None
     kind = _kind(path)
-    _check_size(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RecordError(f"cannot read the record file {str(path)!r}: {exc.strerror or exc}") from None
+    data = _read(path, follow_links)
     text = _text(data, path)
     if kind == ".json":
         return [_check_deals(_decode(text, path), str(path))]
@@ -402,8 +402,28 @@ MAX_DEALS = 10_000
 """Deals in one record: a game to a high target is a few hundred deals; more is not a game record."""
 
 
-def _check_size(path: Path) -> None:
-    size = path.stat().st_size
+def _read(path: Path, follow_links: bool) -> bytes:
+    """The bytes of the regular file ``path`` (a link refused unless ``follow_links``), its size
+    checked on the open file before it is read."""
+    flags = os.O_RDONLY | (0 if follow_links else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if not follow_links and exc.errno == errno.ELOOP:
+            raise RecordError(f"{str(path)!r} is a symbolic link; only regular files are read here") from None
+        raise RecordError(f"cannot read the record file {str(path)!r}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordError(f"the record file {str(path)!r} is not a regular file")
+        _check_size(path, info.st_size)
+        try:
+            return file.read()
+        except OSError as exc:
+            raise RecordError(f"cannot read the record file {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def _check_size(path: Path, size: int) -> None:
     if size > MAX_FILE_BYTES:
         raise RecordError(f"the record file {str(path)!r} is {size / 2**20:.0f} MiB; record files are limited to "
                           f"{MAX_FILE_BYTES // 2**20} MiB (MAX_FILE_BYTES): split it into smaller .jsonl files")
