@@ -139,9 +139,11 @@ def read_policy(path: str | Path) -> PolicyFile:
 # --- exported policies -------------------------------------------------------------------------------
 
 
-def read_policy_archive(path: Path) -> PolicyFile:
+def read_policy_archive(path: Path, payload: bytes | None = None) -> PolicyFile:
+    """The exported policy in ``path`` (or in ``payload``, the bytes about to be written there: an
+    export checks its file as a reader will before writing it)."""
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(path if payload is None else io.BytesIO(payload)) as archive:
             shapes = _declared_shapes(archive, path)
             meta = _metadata(archive, shapes, path)
             layers = _layers(archive, shapes, meta, path)
@@ -355,6 +357,18 @@ def net_from_state(state: dict[str, Any], config: dict[str, Any], prefix: str, p
     activation = config.get("activation", "relu") if isinstance(config, dict) else "relu"
     if activation not in ACTIVATIONS:
         raise CheckpointError(f"{path}: activation {activation!r} is not one of {', '.join(ACTIVATIONS)}")
+    width = FEATURE_WIDTHS[FEATURE_VERSION]
+    for i, (weight, bias) in enumerate(layers):  # what an exported policy's reader checks, on every path
+        if weight.ndim != 2 or weight.shape[1] != width or bias.shape != weight.shape[:1]:
+            raise CheckpointError(f"{path}: layer {i} of the policy has weight {weight.shape} and bias {bias.shape}; "
+                                  f"it must take {width} inputs (weight (out, {width}), bias (out,))")
+        if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
+            raise CheckpointError(f"{path}: layer {i} of the policy holds NaN or infinite weights; it cannot play "
+                                  "(the run diverged: resume from an earlier checkpoint with a lower lr)")
+        width = weight.shape[0]
+    if width != NUM_ACTIONS:
+        raise CheckpointError(f"{path}: the policy's last layer gives {width} values, not one per action "
+                              f"({NUM_ACTIONS})")
     return PolicyNet(layers, activation)
 
 

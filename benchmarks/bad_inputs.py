@@ -65,7 +65,7 @@ OUTCOMES = ("clear", "accepted", "traceback", "hang", "other")
 PACKAGES = ("imperiale_env", "imperiale_agents", "imperiale_train", "imperiale_web", "imperiale_cli")
 MEMORY_CAP = 4 << 30  # bytes of address space for a subprocess case
 TINY_TRAIN = ("iterations=1", "num_envs=8", "num_steps=8", "num_minibatches=1", "update_epochs=1", "hidden=8",
-              "eval_groups=1", "eval_every=0", "eval_single_deal=true", "tensorboard=false", "plot=false",
+              "eval_groups=2", "eval_every=0", "eval_single_deal=true", "tensorboard=false", "plot=false",
               "progress=false", "checkpoint_every=0", "threads=1", "pool_every=1")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -421,3 +422,63 @@ def test_a_run_can_start_from_an_exported_policy(run_dir, tmp_path):
     champion = str(champions.champion_path("academie"))
     with pytest.raises(ConfigError, match="reads feature version 1.*version 2"):
         _start_from(make_config(None, {"init_from": champion, "hidden": (256, 256)}), ActorCritic())
+
+
+def _damaged_checkpoint(run_dir: Path, out: Path, edit) -> Path:
+    from imperiale_train.checkpoint import save_checkpoint
+
+    data = load_checkpoint(run_dir / "checkpoint.pt")
+    edit(data)
+    return save_checkpoint(out, {k: v for k, v in data.items() if k not in ("format", "version", "obs_version",
+                                                                              "obs_size")})
+
+
+@pytest.mark.parametrize("damage, text", [
+    (lambda d: d["model"]["actor.net.2.weight"].fill_(float("nan")), "bad.pt: .*NaN or infinite"),
+    (lambda d: d["model"].__setitem__("actor.net.2.weight", d["model"]["actor.net.2.weight"][:, :5]),
+     r"bad.pt: .*(actor.net.2.weight has shape \(43, 5\)|layer 1 of the policy has weight)"),
+])
+def test_a_checkpoint_whose_policy_cannot_play_is_refused_on_every_path(run_dir, tmp_path, capsys, damage, text):
+    bad = _damaged_checkpoint(run_dir, tmp_path / "bad.pt", damage)
+    with pytest.raises(AgentError, match=text):
+        make_agent(f"neural:{bad}", "academie3")
+    assert main(["eval", "--agents", f"neural:{bad},random", "--deals", "2", "--rules", "academie3",
+                 "--no-progress"]) == 2
+    assert main(["export", str(bad), str(tmp_path / "bad.npz")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all(re.search(text, line) for line in err), "\n".join(err)
+    assert not (tmp_path / "bad.npz").exists()
+    with pytest.raises(CheckpointError, match=text):  # what init_from reads
+        from imperiale_train.checkpoint import build_model
+
+        build_model(load_checkpoint(bad), bad)
+    resumed = tmp_path / "resumed"
+    shutil.copytree(run_dir, resumed)
+    shutil.copy(bad, resumed / "checkpoint.pt")
+    assert main(["train", "--resume", f"run_dir={resumed}", "iterations=5"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and re.search(text.replace("bad.pt", "checkpoint.pt"), err[0]), err
+
+
+def test_a_checkpoint_declaring_a_huge_network_is_refused_before_building_it(run_dir, tmp_path):
+    from imperiale_train.checkpoint import build_model
+
+    def huge(data):
+        data["config"] = {**data["config"], "hidden": [16384, 16384]}
+
+    bad = _damaged_checkpoint(run_dir, tmp_path / "huge.pt", huge)
+    with pytest.raises(CheckpointError, match="huge.pt: .*hidden.*at most 67,108,864 weights.*make 282,"):
+        build_model(load_checkpoint(bad), bad)
+
+
+def test_an_export_that_would_not_load_writes_nothing(run_dir, tmp_path):
+    """A policy file the reader refuses (here a NaN in the run's history, as a one-group evaluation
+    of an older release wrote) is refused before it is written, never left on disk."""
+    def nan_history(data):
+        data["history"] = [{**data["history"][-1], "eval/ci_low_random": float("nan")}] if data.get("history") \
+            else [{"iteration": 3, "eval/ci_low_random": float("nan")}]
+
+    bad = _damaged_checkpoint(run_dir, tmp_path / "nan_history.pt", nan_history)
+    with pytest.raises(CheckpointError, match="cannot be exported: the file would not load"):
+        export_policy(bad, tmp_path / "p.npz")
+    assert list(tmp_path.iterdir()) == [bad]

@@ -83,21 +83,49 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
     return check_checkpoint(read_torch_file(path, map_location), path)
 
 
-def build_model(data: dict[str, Any]):
-    """The :class:`~imperiale_train.model.ActorCritic` of a loaded checkpoint, weights restored."""
+def build_model(data: dict[str, Any], path: str | Path | None = None):
+    """The :class:`~imperiale_train.model.ActorCritic` of a loaded checkpoint, weights restored;
+    :class:`CheckpointError` (naming ``path`` if given) when its config or weights cannot make one."""
+    try:
+        return _build_model(data)
+    except CheckpointError as exc:
+        if path is None:
+            raise
+        raise CheckpointError(f"{path}: {exc}") from None
+
+
+def _build_model(data: dict[str, Any]):
     from imperiale_train.config import ConfigError, config_from_dict
     from imperiale_train.model import ActorCritic
 
     try:
-        cfg = config_from_dict(data["config"])
+        cfg = config_from_dict(data["config"])  # sizes bounded before a network is built
     except ConfigError as exc:
         raise CheckpointError(f"the checkpoint's config does not fit this code: {exc}") from None
     model = ActorCritic(cfg.hidden, cfg.activation, cfg.critic)
-    try:
-        model.load_state_dict(data["model"])
-    except (RuntimeError, KeyError) as exc:
-        raise CheckpointError(f"the checkpoint's weights do not fit its config: {exc}") from None
+    check_weights(model, data["model"], cfg)
+    model.load_state_dict(data["model"])
     return model, cfg
+
+
+def check_weights(model: torch.nn.Module, weights: Any, cfg: Any) -> None:
+    """:class:`CheckpointError` unless ``weights`` are ``model``'s state: the same names, each of its
+    shape, every value finite (a diverged run's NaN would play and train on silently)."""
+    expected = model.state_dict()
+    sizes = f"hidden={','.join(map(str, cfg.hidden))}, critic={cfg.critic}"
+    names = set(weights) if isinstance(weights, dict) else set()
+    if names != set(expected):
+        raise CheckpointError(f"the checkpoint's weights do not fit its config ({sizes}): missing "
+                              f"{sorted(set(expected) - names)[:4]}, unexpected {sorted(names - set(expected))[:4]}")
+    for name, tensor in expected.items():
+        got = weights[name]
+        if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(tensor.shape):
+            shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
+            raise CheckpointError(f"the checkpoint's weight {name} has shape {shape}; its config ({sizes}) makes "
+                                  f"{tuple(tensor.shape)}")
+        if not bool(torch.isfinite(got).all()):
+            raise CheckpointError(f"the checkpoint's weight {name} holds NaN or infinite values (the run diverged): "
+                                  "start again from an earlier copy of it if you kept one, or anew with a lower lr")
 
 
 LABELS_FORMAT = "imperiale-labels"

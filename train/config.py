@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from imperiale_agents.policy_file import MAX_PARAMETERS
+
 
 class ConfigError(ValueError):
     """A training configuration that cannot be used; the message says what is allowed."""
@@ -120,7 +122,8 @@ class TrainConfig:
     # Evaluation (duplicate deals against fixed agents, greedy policy).
     eval_every: int = _key(25, "iterations between evaluations (and one after every imitation round); "
                                    "0: only at the end", 0, 10**7)
-    eval_groups: int = _key(100, "duplicate seed groups per opponent (2 or 3 games each)", 1, 10**6)
+    eval_groups: int = _key(100, "duplicate seed groups per opponent (2 or 3 games each; 2 or more: the "
+                            "paired interval is the spread between groups)", 2, 10**6)
     eval_single_deal: bool = _key(False, "evaluate on single deals instead of whole games")
     eval_seed: int = _key(12345, "seed of the evaluation deals", 0, SEED_MAX)
     eval_opponents: tuple[str, ...] = _key(
@@ -161,6 +164,9 @@ class TrainConfig:
              "pimc, or an agent spec, any kind but human: " + _opponent_forms())
         need(bool(self.run_dir.strip()), "run_dir", "a folder path (not empty)")
         need(1 <= len(self.hidden) <= 16, "hidden", "1 to 16 comma-separated layer widths")
+        need(policy_parameters(self.hidden) <= MAX_PARAMETERS, "hidden",
+             f"layer widths whose policy holds at most {MAX_PARAMETERS:,} weights (an exported policy's limit; "
+             f"these make {policy_parameters(self.hidden):,})")
         need(self.rollout_workers == 0 or self.num_envs % self.rollout_workers == 0, "rollout_workers",
              f"0, or a divisor of num_envs={self.num_envs} (each worker plays num_envs / rollout_workers games)")
         need(self.num_envs * self.num_steps >= self.num_minibatches, "num_minibatches",
@@ -429,6 +435,15 @@ def resume_config(saved: TrainConfig, given: dict[str, Any], run_dir: str) -> Tr
 
 def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
+
+
+def policy_parameters(hidden: tuple[int, ...]) -> int:
+    """Weights and biases of the policy network of layer widths ``hidden`` (features in, actions out)."""
+    from imperiale_env.core.actions import NUM_ACTIONS
+    from imperiale_env.kernels.features import FEATURE_SIZE
+
+    sizes = (FEATURE_SIZE, *hidden, NUM_ACTIONS)
+    return sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
 
 
 def memory_estimate(cfg: TrainConfig) -> dict[str, int]:

@@ -24,6 +24,7 @@ from imperiale_agents.policy_file import (
     net_from_state,
     policy_archive_bytes,
     provenance,
+    read_policy_archive,
     read_torch_file,
 )
 from imperiale_env.core.inputs import input_file, output_file
@@ -83,13 +84,18 @@ def export_policy(checkpoint: str | Path, out: str | Path) -> Path:
         raise CheckpointError(f"{src} is already an exported policy; export takes a training checkpoint "
                               "(RUN_DIR/checkpoint.pt)")
     data = check_checkpoint(read_torch_file(src), src)
-    model, cfg = build_model(data)
+    model, cfg = build_model(data, src)  # the config's sizes and every weight's shape and finiteness checked
     if "rules" not in data:
         raise CheckpointError(f"{src} lacks the rules record it was trained under")
     net = net_from_state(model.state_dict(), data["config"], "actor.net.", src)
     seconds = train_seconds(src.resolve().parent, int(data["iteration"]), cfg.batch_size)
     made = provenance(data, src, seconds)
-    _write_new(out, policy_archive_bytes(net, _plain(data["config"]), _plain(data["rules"]), _plain(made)))
+    payload = policy_archive_bytes(net, _plain(data["config"]), _plain(data["rules"]), _plain(made))
+    try:  # read back as every reader will, before anything is on disk: a file it refuses is never written
+        read_policy_archive(out, payload)
+    except CheckpointError as exc:
+        raise CheckpointError(f"the policy of {src} cannot be exported: the file would not load ({exc})") from None
+    _write_new(out, payload)
     return out
 
 

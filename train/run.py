@@ -44,6 +44,7 @@ from imperiale_env.core.rules import Rules
 from imperiale_env.kernels.features import FEATURE_VERSION
 from imperiale_train.checkpoint import (
     CheckpointError,
+    check_weights,
     load_checkpoint,
     load_labels,
     save_checkpoint,
@@ -159,7 +160,7 @@ def _start_from(cfg: TrainConfig, model: ActorCritic) -> None:
     from imperiale_train.checkpoint import build_model
 
     try:
-        source, saved = build_model(load_checkpoint(cfg.init_from))
+        source, saved = build_model(load_checkpoint(cfg.init_from), cfg.init_from)
     except CheckpointError as exc:
         raise ConfigError(f"init_from: {exc} (give a training checkpoint, such as RUN_DIR/checkpoint.pt, or an "
                           "exported policy .npz)") from None
@@ -355,6 +356,10 @@ class _Run:
         self.ended_at: float | None = None  # when the last PPO iteration ended (its checkpoint written)
 
     def _restore(self, data: dict[str, Any]) -> None:
+        try:
+            check_weights(self.model, data["model"], self.cfg)
+        except CheckpointError as exc:
+            raise CheckpointError(f"{self.ckpt_path}: {exc}") from None
         try:
             self.model.load_state_dict(data["model"])
             self.optimizer.load_state_dict(data["optimizer"])

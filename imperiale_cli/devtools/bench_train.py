@@ -63,7 +63,7 @@ def run_train_bench(iterations: int, overrides: list[str], config: str | None = 
     yield f"load average before: {_load()} (1, 5, 15 minutes)"
     with tempfile.TemporaryDirectory(prefix="imperiale-bench-train-") as folder:
         fixed = [f"run_dir={Path(folder) / 'run'}", f"iterations={iterations + WARMUP}", "eval_every=0",
-                 "eval_groups=1", "eval_opponents=random", "progress=false", "tensorboard=false", "plot=false",
+                 "eval_groups=2", "eval_opponents=random", "progress=false", "tensorboard=false", "plot=false",
                  "checkpoint_every=0"]
         cfg = make_config(config or default_config_path(), [*overrides, *fixed])
         yield (f"trainer: rules={cfg.rules} num_envs={cfg.num_envs} num_steps={cfg.num_steps} "
