@@ -180,8 +180,10 @@ def classify_exception(exc: BaseException) -> tuple[str, str]:
     if message and isinstance(exc, _documented_types()):
         return "clear", text
     chain: list[BaseException] = [exc]
-    while chain[-1].__cause__ is not None and len(chain) < 10:  # re-raised by a library (gymnasium.make)
-        chain.append(chain[-1].__cause__)
+    # re-raised by a library: gymnasium.make adds its own words, "from" the original (1.4) or while
+    # handling it (1.2, its __context__); the message still carries ours
+    while (chain[-1].__cause__ or chain[-1].__context__) is not None and len(chain) < 10:
+        chain.append(chain[-1].__cause__ or chain[-1].__context__)
     if message and isinstance(exc, (ValueError, TypeError, RuntimeError)) and any(map(_raised_by_suite, chain)):
         return "clear", text
     frames = traceback.extract_tb(exc.__traceback__)
