@@ -191,6 +191,8 @@ class ImperialeState(pyspiel.State):
         return self.engine.legal_actions()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        if not self.is_chance_node():
+            return []
         if self.engine is None:
             return [(p, 1.0 / self.rules.players) for p in range(self.rules.players)]
         left = sorted(set(deck(self.rules.players)) - set(self.dealing))
@@ -199,10 +201,20 @@ class ImperialeState(pyspiel.State):
     # ------------------------------------------------------------------ moves
 
     def _apply_action(self, action: int) -> None:
+        if self.is_terminal():
+            raise ValueError(f"action {action}: the game is over (returns {self.returns()}); a new state "
+                             "(game.new_initial_state()) plays the next one")
         if self.is_chance_node():
+            possible = [outcome for outcome, _ in self.chance_outcomes()]
+            if action not in possible:
+                what = (f"the first dealer, a seat 0..{self.rules.players - 1}" if self.engine is None else
+                        f"card {len(self.dealing) + 1} of the deal, one not dealt yet (the deck less "
+                        f"{' '.join(card_code(c) for c in self.dealing)})")
+                raise ValueError(f"chance outcome {action} is not possible here: chance chooses {what}; "
+                                 f"possible: {possible}")
             self._deal(action)
             return
-        assert self.engine is not None and self.engine.decision is not None
+        assert self.engine is not None and self.engine.decision is not None  # neither terminal nor chance
         player, state = self.engine.decision.player, self.engine.state
         self.engine.step(action)
         for seat in range(self.rules.players):

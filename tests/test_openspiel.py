@@ -173,3 +173,28 @@ def test_a_deal_starts_from_the_score_given_and_bad_scores_are_named():
     for bad in ({"imperiales": "5,0"}, {"points": "24,0"}, {"points": "1"}, {"imperiales": "a,b"}):
         with pytest.raises(ValueError, match="comma-separated"):
             pyspiel.load_game(ios.SHORT_NAME, bad)
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_chance_deals_only_what_is_left_and_a_refused_outcome_changes_nothing(preset):
+    game = pyspiel.load_game(ios.SHORT_NAME, {"rules": preset, "episode": "deal"})
+    players = game.num_players()
+    state = game.new_initial_state()
+    with pytest.raises(ValueError, match=f"the first dealer, a seat 0..{players - 1}; possible"):
+        state.apply_action(players)
+    state.apply_action(0)
+    state.apply_action(5)
+    for again in (5, 99):  # dealt already; no card (OpenSpiel itself refuses -1)
+        with pytest.raises(ValueError, match="outcome .* is not possible here: chance chooses card 2 of the deal"):
+            state.apply_action(again)
+    assert state.history() == [0, 5] and 5 not in [c for c, _ in state.chance_outcomes()]
+    rng = np.random.default_rng(3)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            _deal_one(state, rng)
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    ended = state.history()
+    with pytest.raises(ValueError, match="the game is over .* a new state"):
+        state.apply_action(ended[-1])
+    assert state.history() == ended and state.chance_outcomes() == [] and state.legal_actions() == []
