@@ -35,6 +35,7 @@ from imperiale_env.core.events import POINTS_PER_IMPERIALE
 from imperiale_env.core.observation import OBS_SIZE, views
 from imperiale_env.core.rules import PRESET_NAMES, RANK_FIELDS, Rules, RulesError, make_rules
 from imperiale_env.envs.common import end_rewards
+from imperiale_env.envs.render_text import table_text
 from imperiale_env.reference.game import HAND_SIZE, Deal, Game, priority_order
 from imperiale_env.reference.observe import observe
 
@@ -318,7 +319,8 @@ def _token_seen(seat: int, player: int, action: int, state) -> str:
 class ImperialeObserver:
     """OpenSpiel's observer: the tensor is our observation (version 1, as float32), with one named
     view per block of its layout in ``dict``; the string is the player's recall (information
-    state) or the observation's nonzero entries as ``index:value``."""
+    state), or the table as the player sees it, in words (the terminal game's text: his hand, the
+    trick, the score, what was declared), for a person reading a state."""
 
     def __init__(self, perfect_recall: bool):
         self.perfect_recall = perfect_recall
@@ -334,8 +336,10 @@ class ImperialeObserver:
         if self.perfect_recall:
             return f"seat {player} dealer {state.engine.start_dealer if state.engine else '?'}: " + \
                 " / ".join(state.seen[player])
-        self.set_from(state, player)
-        return " ".join(f"{i}:{int(self.tensor[i])}" for i in np.flatnonzero(self.tensor))
+        if state.engine is None or state.engine.state is None:
+            return f"seat {player}: the deal is being dealt ({len(state.dealing)} cards so far)"
+        names = [f"player {p}" for p in range(state.rules.players)]
+        return table_text(state.engine, player, names, mark_legal=False)
 
 
 # ---------------------------------------------------------------------- the resampler

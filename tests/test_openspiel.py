@@ -72,7 +72,7 @@ def test_a_clone_plays_on_like_the_original():
 
 def test_tensors_are_our_observation():
     game = pyspiel.load_game(ios.SHORT_NAME, {"rules": "foster"})
-    state = _random_state(game, np.random.default_rng(1), 30)
+    state = _random_state(game, np.random.default_rng(4), 30)
     from imperiale_env.reference.observe import observe
 
     player = state.current_player()
@@ -137,7 +137,7 @@ def test_outcome_sampling_mccfr_runs():
     for _ in range(3):
         solver.iteration()
     policy = solver.average_policy()
-    state = _random_state(game, np.random.default_rng(2), 30)
+    state = _random_state(game, np.random.default_rng(4), 30)
     probs = policy.action_probabilities(state)
     assert set(probs) == set(state.legal_actions()) and abs(sum(probs.values()) - 1) < 1e-9
 
@@ -198,3 +198,20 @@ def test_chance_deals_only_what_is_left_and_a_refused_outcome_changes_nothing(pr
     with pytest.raises(ValueError, match="the game is over .* a new state"):
         state.apply_action(ended[-1])
     assert state.history() == ended and state.chance_outcomes() == [] and state.legal_actions() == []
+
+
+def test_the_observation_string_is_the_players_table_in_words():
+    game = pyspiel.load_game(ios.SHORT_NAME, {"rules": "academie", "episode": "deal"})
+    state = _random_state(game, np.random.default_rng(4), 30)
+    player = state.current_player()
+    text = state.observation_string(player)
+    hand = sorted(state.engine.state.hands[player])
+    other = sorted(state.engine.state.hands[1 - player])
+    assert "Hand:" in text and "Trump:" in text and "Score:" in text
+    assert all(ios.card_code(c) in text for c in hand)
+    unseen = [ios.card_code(c) for c in other if ios.card_code(c) not in state.observation_string(1 - player)]
+    assert not unseen  # the other seat's own view holds his cards
+    known = set(state.engine.state.revealed[1 - player]) | {state.engine.state.deal.turned}
+    tokens = set(text.replace(",", " ").split())
+    assert not tokens & {ios.card_code(c) for c in other if c not in known}  # nothing of the hidden hand
+    assert game.new_initial_state().observation_string(0).startswith("seat 0: the deal is being dealt")
