@@ -49,6 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from imperiale_agents.checked import CheckedAgent
+from imperiale_agents.errors import AgentError
 from imperiale_env.core.rules import Rules, resolve_rules
 
 MAX_SAMPLES = 10_000
@@ -58,10 +60,6 @@ MAX_SIMULATIONS = 10_000
 """Most ``ismcts:N`` simulations: each replays the deal in a resampled world and plays it out (a
 millisecond or two), so more would make a single decision last minutes."""
 MAX_WORKERS = 256
-
-
-class AgentError(ValueError):
-    """An agent spec that cannot be built; the message says what is allowed."""
 
 
 @dataclass(frozen=True)
@@ -228,14 +226,18 @@ def _make_custom(spec: str, rules: Rules) -> Any:
     try:
         takes_rules = any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
                           for p in inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError):
+        takes_rules = False
+    try:
         agent = cls(rules) if takes_rules else cls()
-    except (TypeError, ValueError) as exc:
-        raise AgentError(f"{spec}: building {name}({'rules' if takes_rules else ''}) failed: {exc}") from None
+    except (Exception, SystemExit) as exc:  # the user's code: whatever it raises is named, not a traceback
+        raise AgentError(f"{spec}: building {name}({'rules' if takes_rules else ''}) failed: "
+                         f"{type(exc).__name__}: {exc}") from None
     if not callable(getattr(agent, "act", None)):
         raise AgentError(f"{spec}: {name} has no act(obs, mask, rng) method; see imperiale_agents.base.Agent")
     if not isinstance(getattr(agent, "name", None), str):
         agent.name = spec
-    return agent
+    return CheckedAgent(agent, spec)
 
 
 def _load_source(source: str, spec: str):
@@ -249,7 +251,7 @@ def _load_source(source: str, spec: str):
         sys.modules[name] = module  # so that worker processes and pickles find the class
         try:
             loader_spec.loader.exec_module(module)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             del sys.modules[name]
             raise AgentError(f"{spec}: running {source} failed: {type(exc).__name__}: {exc}") from None
         return module
@@ -258,6 +260,8 @@ def _load_source(source: str, spec: str):
     except ImportError as exc:
         raise AgentError(f"{spec}: cannot import module {source!r} ({exc}); give module:Class of an importable "
                          "module or path/to/file.py:Class") from None
+    except (Exception, SystemExit) as exc:  # the module's own code failed while it was imported
+        raise AgentError(f"{spec}: importing {source} failed: {type(exc).__name__}: {exc}") from None
 
 
 def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str, bool, str]:

@@ -85,3 +85,87 @@ def test_what_loads_code_is_named():
     assert loads_code("my_bots:FirstLegal") and loads_code("x/y.py:Bot") and loads_code("neural:p.npz")
     assert not any(map(loads_code, ["heuristic", "pimc:16", "champion", "random"]))
     assert opponent_spec("pimc:16") and opponent_spec("my_bots:FirstLegal") and not opponent_spec("human")
+
+
+BAD_AGENTS = textwrap.dedent('''
+    import sys
+    import numpy as np
+
+    class Answers:
+        """Answers what ANSWER says, whatever the game."""
+
+        ANSWER = None
+
+        def __init__(self, rules):
+            self.name = type(self).__name__
+
+        def act(self, obs, mask, rng):
+            return self.ANSWER(mask)
+
+    class Illegal(Answers):
+        ANSWER = staticmethod(lambda mask: np.argmin(mask, axis=1))
+
+    class Floats(Answers):
+        ANSWER = staticmethod(lambda mask: np.argmax(mask, axis=1).astype(float))
+
+    class NaNs(Answers):
+        ANSWER = staticmethod(lambda mask: np.full(len(mask), np.nan))
+
+    class Nothing(Answers):
+        ANSWER = staticmethod(lambda mask: None)
+
+    class WrongShape(Answers):
+        ANSWER = staticmethod(lambda mask: np.argmax(mask, axis=1)[:, None])
+
+    class Raises(Answers):
+        ANSWER = staticmethod(lambda mask: {}["oops"])
+
+    class Exits(Answers):
+        ANSWER = staticmethod(lambda mask: sys.exit(3))
+
+    class BadInit:
+        def __init__(self, rules):
+            raise RuntimeError("no model file")
+''')
+
+
+@pytest.mark.parametrize("cls, text", [
+    ("Illegal", r"chose action \d+ \(.*\) in game \d+ of the batch, which is illegal there; legal: 5 \(9S\), 7"),
+    ("Floats", "returned float64 actions .* a float or a bool is not read as one"),
+    ("NaNs", "returned float64 actions"),
+    ("Nothing", "returned None of shape \\(\\); act must return one action id per game"),
+    ("WrongShape", r"returned \[\[5\], .* of shape \(3, 1\); act must return one action id per game"),
+    ("Raises", "raised KeyError: 'oops' while choosing actions"),
+    ("Exits", "exited \\(sys.exit\\(3\\)\\) while choosing actions"),
+])
+def test_your_agent_misbehaving_is_one_clear_error_everywhere(tmp_path, capsys, cls, text):
+    path = tmp_path / "bad_bots.py"
+    path.write_text(BAD_AGENTS)
+    spec = f"{path}:{cls}"
+    agent = make_agent(spec, "academie")
+    mask = np.zeros((3, 43), bool)
+    mask[:, [5, 7]] = True
+    with pytest.raises(AgentError, match=f"agent '{cls}' \\({spec}\\) {text}"):
+        agent.act(np.zeros((3, 346), np.uint8), mask, np.random.default_rng(0))
+    assert main(["eval", "--agents", f"{spec},random", "--deals", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and cls in err[0] and "Traceback" not in err[0], err
+    env = gymnasium.make("Imperiale-v1", opponent=agent, seat=1)
+    with pytest.raises(AgentError, match=cls):
+        env.reset(seed=0)
+
+
+def test_your_agent_failing_to_build_or_import_is_one_clear_error(tmp_path, monkeypatch):
+    path = tmp_path / "bad_bots.py"
+    path.write_text(BAD_AGENTS)
+    with pytest.raises(AgentError, match="BadInit\\(rules\\) failed: RuntimeError: no model file"):
+        make_agent(f"{path}:BadInit")
+    (tmp_path / "broken_module.py").write_text("raise RuntimeError('missing weights')\n")
+    (tmp_path / "exiting_module.py").write_text("import sys\nsys.exit(4)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(AgentError, match="importing broken_module failed: RuntimeError: missing weights"):
+        make_agent("broken_module:Agent")
+    with pytest.raises(AgentError, match="importing exiting_module failed: SystemExit: 4"):
+        make_agent("exiting_module:Agent")
+    with pytest.raises(AgentError, match="running .*exiting_module.py failed: SystemExit: 4"):
+        make_agent(f"{tmp_path / 'exiting_module.py'}:Agent")
