@@ -31,11 +31,13 @@ def small_disk(tmp_path):
     where.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
                              capture_output=True).returncode == 0
+    patch = pytest.MonkeyPatch()
     if not mounted:
         real_write = os.write
-        pytest.MonkeyPatch().setattr(os, "write", lambda fd, data: real_write(fd, data) if len(data) < 65536
-                                     else _fail(errno.ENOSPC)())
+        patch.setattr(os, "write", lambda fd, data: real_write(fd, data) if len(data) < 65536
+                      else _fail(errno.ENOSPC)())
     yield where
+    patch.undo()
     if mounted:
         subprocess.run(["umount", str(where)], check=True)
 
@@ -87,6 +89,38 @@ def test_records_on_a_full_disk(small_disk):
         save_records(path, [{"pad": "x" * 70_000}])
     assert load_records(path) == [{"n": 1}] or path.read_text() == '{"n": 1}\n'
     assert _temporaries(small_disk) == []
+
+
+def test_an_append_on_a_full_disk_is_whole_or_absent(small_disk):
+    from imperiale_env.records.game_records import append_records, load_records
+
+    path = small_disk / "games.jsonl"
+    append_records(path, [{"n": 1}])
+    before = path.read_bytes()
+    with pytest.raises(WriteError, match="cannot append to the record file .*: No space left on device; nothing was "
+                                         "appended, the file is as it was"):
+        append_records(path, [{"n": 2}, {"pad": "x" * 70_000}])
+    assert path.read_bytes() == before and load_records(path) == [{"n": 1}]
+    append_records(path, [{"n": 3}])  # the file takes appends again at once
+    assert load_records(path) == [{"n": 1}, {"n": 3}]
+
+
+def test_a_line_cut_short_is_set_aside_not_a_broken_file(tmp_path):
+    """A record file whose last write was interrupted (an older release on a full disk, a kill):
+    reading it warns and reads the whole lines; appending moves the cut line to PATH.cut first."""
+    from imperiale_env.records.game_records import append_records, load_records
+
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(b'{"n": 1}\n{"n": 2}\n{"n": 3, "deals": [{"hands": [["AS", "K')
+    with pytest.warns(UserWarning, match="its last line \\(3\\) is cut short .* left out"):
+        assert load_records(path) == [{"n": 1}, {"n": 2}]
+    with pytest.warns(UserWarning, match="last line was cut short .* moved to .*games.jsonl.cut"):
+        append_records(path, [{"n": 4}])
+    assert (tmp_path / "games.jsonl.cut").read_bytes() == b'{"n": 3, "deals": [{"hands": [["AS", "K'
+    assert load_records(path) == [{"n": 1}, {"n": 2}, {"n": 4}]
+    path.write_bytes(b'{"n": 1}\n{"n": 5}')  # a whole last line without its newline is a record, kept
+    append_records(path, [{"n": 6}])
+    assert load_records(path) == [{"n": 1}, {"n": 5}, {"n": 6}] and not (tmp_path / "games.jsonl.cut.1").exists()
 
 
 def test_cli_analyse_out_on_read_only_disk_is_one_line(tmp_path, monkeypatch, capsys):

@@ -29,6 +29,7 @@ import errno
 import json
 import os
 import stat
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -391,6 +392,12 @@ def load_records(path: str | os.PathLike[str], *, follow_links: bool = True) -> 
     text = _text(data, path)
     if kind == ".json":
         return [_check_deals(_decode(text, path), str(path))]
+    whole = _cut_tail(data)
+    if whole < len(data):
+        lines = text.count("\n") + 1
+        warnings.warn(f"{path}: its last line ({lines}) is cut short ({len(data) - whole} bytes, not a whole record: "
+                      "an interrupted write) and is left out; the records before it are read", stacklevel=2)
+        text = text[:len(data[:whole].decode("utf-8"))]
     return [_check_deals(_decode(line, path, n), f"{path}, line {n}")
             for n, line in enumerate(text.split("\n"), start=1) if line.strip()]
 
@@ -458,21 +465,77 @@ def save_records(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
 def append_records(path: str | os.PathLike[str], records: list[dict[str, Any]]) -> None:
     """Append ``records`` to the ``.jsonl`` file ``path`` (created if missing), one a line.
 
-    The lines already there are not rewritten, so nothing in them can be lost; a last line
-    without its newline gets one first, so that the new record starts a line of its own.
+    The lines already there are not rewritten, so nothing in them can be lost.  The append is
+    whole or absent: if the disk fills (or any write fails) the file is cut back to its size
+    before, and :class:`~imperiale_env.core.atomic.WriteError` says so.  A last line cut short by
+    an earlier interrupted write (no newline, not a JSON object) is moved to a side file
+    (``PATH.cut``, ``PATH.cut.1``...) with a warning naming it, so that the file reads again.
     """
+    from imperiale_env.core.atomic import WriteError
+
     path = Path(path)
     if _kind(path) != ".jsonl":
         raise RecordError(f"{path}: records are appended to a .jsonl file only")
-    text = "".join(json.dumps(record) + "\n" for record in records)
-    with open(path, "a+b") as f:
-        if f.tell() > 0:
-            f.seek(-1, os.SEEK_END)
-            if f.read(1) != b"\n":
-                text = "\n" + text
-        f.write(text.encode("utf-8"))
-        f.flush()
-        os.fsync(f.fileno())
+    data = "".join(json.dumps(record) + "\n" for record in records).encode("utf-8")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+    try:
+        size = _set_aside_cut_tail(fd, path)
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data  # a whole last line without its newline: the new record starts its own
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError as exc:
+            os.ftruncate(fd, size)
+            raise WriteError(f"cannot append to the record file {str(path)!r}: {exc.strerror or exc}; nothing was "
+                             "appended, the file is as it was") from None
+    finally:
+        os.close(fd)
+
+
+def _cut_tail(data: bytes) -> int:
+    """Where the last line of ``data`` starts if it is cut short (no newline, and not a JSON
+    object: an interrupted write), else ``len(data)``."""
+    if not data or data.endswith(b"\n"):
+        return len(data)
+    start = data.rfind(b"\n") + 1
+    try:
+        json.loads(data[start:])
+    except ValueError:
+        return start
+    return len(data)
+
+
+def _set_aside_cut_tail(fd: int, path: Path) -> int:
+    """Move a cut-short last line of the open file ``fd`` to a new side file; the size left."""
+    size = os.fstat(fd).st_size
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return size
+    start = max(0, size - MAX_LINE_BYTES)
+    tail = os.pread(fd, size - start, start)
+    cut = start + _cut_tail(tail) if b"\n" in tail or start == 0 else size
+    if cut == size:
+        return size
+    side = _new_side_file(path)
+    side.write_bytes(os.pread(fd, size - cut, cut))
+    os.ftruncate(fd, cut)
+    warnings.warn(f"{path}: its last line was cut short ({size - cut} bytes, not a whole record: an interrupted "
+                  f"write); it was moved to {side} before appending", stacklevel=3)
+    return cut
+
+
+def _new_side_file(path: Path) -> Path:
+    for n in range(1000):
+        side = path.with_name(path.name + (".cut" if n == 0 else f".cut.{n}"))
+        if not side.exists():
+            return side
+    raise RecordError(f"{path}: too many .cut files beside it; remove them first")
+
+
+MAX_LINE_BYTES = 16 * 2**20
+"""The longest last line looked at for a cut (a record of a long game is well under a megabyte)."""
 
 
 def _kind(path: Path) -> str:
