@@ -505,6 +505,8 @@ def _cut_tail(data: bytes) -> int:
         json.loads(data[start:])
     except ValueError:
         return start
+    except RecursionError:  # whole but nested too deeply: the reader names that
+        return len(data)
     return len(data)
 
 
