@@ -38,7 +38,7 @@ import torch
 
 from imperiale_agents.cluster import ClusterError
 from imperiale_agents.pool import signals_as_interrupt
-from imperiale_env.core.atomic import write_atomic
+from imperiale_env.core.atomic import WriteError, append_whole, write_atomic
 from imperiale_env.core.inputs import InputError, output_dir
 from imperiale_env.core.rules import Rules
 from imperiale_env.kernels.features import FEATURE_VERSION
@@ -404,9 +404,8 @@ class _Run:
             self.save(self.good)
 
     def write_metrics(self, record: dict[str, Any], step: int) -> None:
-        with self.metrics_path.open("a") as f:
-            f.write(json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v)
-                                for k, v in record.items()}) + "\n")
+        line = json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in record.items()})
+        append_whole(self.metrics_path, (line + "\n").encode(), "metrics file")  # a full disk leaves no half line
         if self.writer is not None:
             for k, v in record.items():
                 if k not in ("iteration", "global_step", "imitation_round") \
@@ -454,6 +453,12 @@ class _Run:
         except ClusterError as exc:
             self.save_good()  # the rollout workers were lost between iterations: keep the last one, resumable
             raise ClusterError(f"{exc}; {self.resume_line()}") from None
+        except OSError as exc:  # the disk filled or turned read-only under the metrics, TensorBoard or a checkpoint
+            with contextlib.suppress(OSError):
+                self.save_good()  # where the checkpoint still fits; else the last one on disk stays
+            reason = str(exc) if isinstance(exc, WriteError) else \
+                f"cannot write in {self.run_dir}: {exc.strerror or exc} ({exc.filename or 'TensorBoard log'})"
+            raise WriteError(f"{reason}; training stopped; {self.resume_line()} once the disk has room") from None
         finally:
             self.close()
         return self.result(time.perf_counter() - start)
@@ -592,7 +597,8 @@ class _Run:
         if self.bar is not None:
             self.bar.close()
         if self.writer is not None:
-            self.writer.close()
+            with contextlib.suppress(OSError):  # its last events on a full disk: the run's error says more
+                self.writer.close()
 
     def result(self, seconds: float) -> dict[str, Any]:
         outputs = {"checkpoint": self.ckpt_path, "metrics": self.metrics_path}

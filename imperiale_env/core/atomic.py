@@ -6,7 +6,8 @@ final rename stays on one file system), are flushed and fsynced, and the tempora
 then renamed over the target (``os.replace``) or linked to a new name (``os.link``, which fails
 if the name exists, so a file that appeared meanwhile is never overwritten).  A reader sees the
 old file or the new one, never half of one.  On any failure the temporary file is removed and a
-:class:`WriteError` names the path and the operating system's reason.
+:class:`WriteError` names the path and the operating system's reason.  Files that grow by lines
+(records, ``metrics.jsonl``) take :func:`append_whole`: the lines are appended whole or not at all.
 """
 
 from __future__ import annotations
@@ -80,3 +81,36 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def append_whole(path: str | os.PathLike[str], data: bytes, what: str = "file") -> int:
+    """Append ``data`` to ``path`` (created if missing) whole or not at all: if a write or the
+    fsync fails (a full disk, a file system turned read-only) the file is cut back to its size
+    before and :class:`WriteError` says so.  ``data`` is written as given; the size before."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+    except OSError as exc:
+        raise _append_error(path, what, exc, "nothing was appended") from None
+    try:
+        size = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(fd, size)
+                kept = "nothing was appended, the file is as it was"
+            except OSError:
+                kept = f"the file may end in part of a line (its first {size} bytes are as they were)"
+            raise _append_error(path, what, exc, kept) from None
+        return size
+    finally:
+        os.close(fd)
+
+
+def _append_error(path: str | os.PathLike[str], what: str, exc: OSError, kept: str) -> WriteError:
+    error = WriteError(f"cannot append to the {what} {str(path)!r}: {exc.strerror or exc}; {kept}")
+    error.errno = exc.errno
+    return error

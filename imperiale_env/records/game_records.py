@@ -471,28 +471,21 @@ def append_records(path: str | os.PathLike[str], records: list[dict[str, Any]]) 
     an earlier interrupted write (no newline, not a JSON object) is moved to a side file
     (``PATH.cut``, ``PATH.cut.1``...) with a warning naming it, so that the file reads again.
     """
-    from imperiale_env.core.atomic import WriteError
+    from imperiale_env.core.atomic import append_whole
 
     path = Path(path)
     if _kind(path) != ".jsonl":
         raise RecordError(f"{path}: records are appended to a .jsonl file only")
     data = "".join(json.dumps(record) + "\n" for record in records).encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
-    try:
-        size = _set_aside_cut_tail(fd, path)
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data  # a whole last line without its newline: the new record starts its own
+    if path.exists():
+        fd = os.open(path, os.O_RDWR)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        except OSError as exc:
-            os.ftruncate(fd, size)
-            raise WriteError(f"cannot append to the record file {str(path)!r}: {exc.strerror or exc}; nothing was "
-                             "appended, the file is as it was") from None
-    finally:
-        os.close(fd)
+            size = _set_aside_cut_tail(fd, path)
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data  # a whole last line without its newline: the new record starts its own
+        finally:
+            os.close(fd)
+    append_whole(path, data, "record file")
 
 
 def _cut_tail(data: bytes) -> int:
