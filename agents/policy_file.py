@@ -217,6 +217,7 @@ def _checked_metadata(meta: dict[str, Any], path: Path) -> dict[str, Any]:
                               f"{meta['num_actions']} actions; this engine has {OBS_SIZE} and {NUM_ACTIONS}")
     if meta["activation"] not in ACTIVATIONS:
         raise CheckpointError(f"{path}: activation {meta['activation']!r} is not one of {', '.join(ACTIVATIONS)}")
+    _check_provenance(meta["provenance"], path)
     unknown = sorted(set(meta) - set(METADATA_TYPES))
     if unknown:
         warnings.warn(f"{path}: metadata keys this version does not know are ignored: {', '.join(unknown)}",
@@ -224,8 +225,28 @@ def _checked_metadata(meta: dict[str, Any], path: Path) -> dict[str, Any]:
     return meta
 
 
+#: What ``provenance`` may hold and the JSON types of each (``None``: not known, as an export writes
+#: when the run's metrics are missing); other keys are kept as they are.
+PROVENANCE_TYPES: dict[str, tuple[type, ...]] = {
+    "seed": (int, type(None)), "iteration": (int,), "global_step": (int, type(None)),
+    "train_seconds": (int, float, type(None)), "history": (list,), "source": (str,),
+}
+
+
+def _check_provenance(made: dict[str, Any], path: Path) -> None:
+    """How the policy was made is shown to people and read as numbers: each known key of its type."""
+    for key, kinds in PROVENANCE_TYPES.items():
+        value = made.get(key)
+        if key in made and (not isinstance(value, kinds) or isinstance(value, bool)):
+            names = " or ".join("null" if k is type(None) else _json_name(k) for k in kinds)
+            raise CheckpointError(f"{path}: the metadata's provenance {key!r} must be a JSON {names}, got "
+                                  f"{type(value).__name__} {value!r:.60}")
+    if isinstance(made.get("iteration"), int) and made["iteration"] < 0:
+        raise CheckpointError(f"{path}: the metadata's provenance 'iteration' is {made['iteration']}, not a count")
+
+
 def _json_name(kind: type | tuple[type, ...]) -> str:
-    return {str: "string", int: "integer", dict: "object"}.get(kind, str(kind))
+    return {str: "string", int: "integer", dict: "object", float: "number", list: "array"}.get(kind, str(kind))
 
 
 def _layers(archive: zipfile.ZipFile, shapes: dict, meta: dict, path: Path) -> tuple:
@@ -295,10 +316,31 @@ def read_torch_file(path: str | Path, map_location: Any = "cpu") -> Any:
     except ModuleNotFoundError:
         raise CheckpointError(f"{path} is a torch file (a training checkpoint); reading it needs torch: "
                               "pip install 'imperiale[train]', or play an exported policy (.npz)") from None
+    _check_archive(path)
     try:
         return torch.load(path, map_location=map_location, weights_only=True)
     except Exception as exc:  # torch raises many kinds (pickle, zip, runtime) on a damaged file
-        raise CheckpointError(f"{path} is corrupt or not a training checkpoint ({type(exc).__name__}: {exc})") from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""  # not torch's advice that follows
+        raise CheckpointError(f"{path} is corrupt or not a training checkpoint ({type(exc).__name__}: "
+                              f"{first})") from None
+
+
+def _check_archive(path: Path) -> None:
+    """A torch file is a zip archive whose every part carries a CRC-32: check them all before
+    anything is read, so that a flipped bit in the weights is refused rather than played."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            damaged = archive.testzip()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        with open(path, "rb") as f:
+            start = f.read(16)
+        kind = "text" if start and all(32 <= b < 127 or b in b"\r\n\t" for b in start) else "not a zip archive"
+        raise CheckpointError(f"{path} is corrupt or not a training checkpoint: a checkpoint is a torch archive "
+                              f"(zip), this file is {kind} ({type(exc).__name__}: {exc}; it starts with "
+                              f"{start[:12]!r})") from None
+    if damaged is not None:
+        raise CheckpointError(f"{path} is corrupt: its part {damaged!r} fails its CRC-32 check (a flipped bit or a "
+                              "damaged copy); it is not read: use an intact copy")
 
 
 def check_checkpoint(data: Any, path: str | Path) -> dict[str, Any]:

@@ -319,6 +319,10 @@ def test_a_damaged_policy_file_is_refused_clearly(run_dir, tmp_path, monkeypatch
         "types": ({"meta_edit": lambda m: {**m, "provenance": ["not", "an", "object"]}},
                   "'provenance' must be a JSON object, got list"),
         "activation": ({"meta_edit": lambda m: {**m, "activation": "gelu"}}, "'gelu' is not one of relu, tanh"),
+        "iteration": ({"meta_edit": lambda m: {**m, "provenance": {**m["provenance"], "iteration": "abc"}}},
+                      "provenance 'iteration' must be a JSON integer, got str 'abc'"),
+        "seconds": ({"meta_edit": lambda m: {**m, "provenance": {**m["provenance"], "train_seconds": [1]}}},
+                    "provenance 'train_seconds' must be a JSON integer or number or null, got list"),
         "json": ({"meta_edit": lambda m: '{"format": NaN}'}, "not JSON text"),
         "objects": ({"arrays_edit": lambda a: {**a, "code": np.array([{"x": 1}], dtype=object)}}, "Python objects"),
     }
@@ -469,6 +473,30 @@ def test_a_checkpoint_declaring_a_huge_network_is_refused_before_building_it(run
     bad = _damaged_checkpoint(run_dir, tmp_path / "huge.pt", huge)
     with pytest.raises(CheckpointError, match="huge.pt: .*hidden.*at most 67,108,864 weights.*make 282,"):
         build_model(load_checkpoint(bad), bad)
+
+
+def test_a_checkpoint_that_is_text_or_has_a_flipped_bit_is_refused_in_one_line(run_dir, tmp_path, capsys):
+    import zipfile
+
+    text = tmp_path / "notes.pt"
+    text.write_text("my notes, not a checkpoint\n")
+    flipped = tmp_path / "flipped.pt"
+    shutil.copy(run_dir / "checkpoint.pt", flipped)
+    with zipfile.ZipFile(flipped) as archive:  # a bit of a tensor's bytes: torch alone would load it
+        part = next(i for i in archive.infolist() if "/data/" in i.filename and i.file_size > 1000)
+    with open(flipped, "r+b") as f:
+        f.seek(part.header_offset + 26)
+        skip = int.from_bytes(f.read(2), "little") + int.from_bytes(f.read(2), "little")
+        f.seek(part.header_offset + 30 + skip + 100)
+        byte = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([byte[0] ^ 1]))
+    for path, text_ in ((text, "this file is text .* starts with b'my notes"), (flipped, "fails its CRC-32 check")):
+        with pytest.raises(CheckpointError, match=text_):
+            load_checkpoint(path)
+        assert main(["eval", "--agents", f"neural:{path},random", "--deals", "2", "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and re.search(text_, err) and "weights_only" not in err, err
 
 
 def test_an_export_that_would_not_load_writes_nothing(run_dir, tmp_path):
