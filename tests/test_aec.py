@@ -281,3 +281,20 @@ def test_ansi_rendering_reads_like_the_table():
 
 def test_decisions_per_second_benchmark():
     assert aec_decisions_per_second("academie", seconds=0.2) > 100
+
+
+def test_writing_into_the_mask_handed_out_changes_no_rule():
+    """A caller that zeroes (or edits) the action_mask it got still plays a legal move legally, and
+    an illegal one stays illegal: the rule is judged on the mask as the env gave it."""
+    e = env(episode="deal")
+    e.reset(seed=0)
+    obs, *_ = e.last()
+    legal = int(np.flatnonzero(obs["action_mask"])[0])
+    obs["action_mask"][:] = 0
+    e.step(legal)
+    assert not any(e.terminations.values()) and set(e.rewards.values()) == {0}
+    obs, *_ = e.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    obs["action_mask"][illegal] = 1
+    e.step(illegal)
+    assert all(e.terminations.values())

@@ -145,7 +145,7 @@ __all__ = ["aec_decisions_per_second", "env", "raw_env"]
 def env(**kwargs: Any) -> AECEnv:
     """:class:`raw_env` with the wrappers of the PettingZoo classic games."""
     e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = _IllegalEnds(e, illegal_reward=-1)
     e = _CheckedAction(e)
     e = _InOrder(e)
     return e
@@ -179,6 +179,18 @@ class _InOrder(wrappers.OrderEnforcingWrapper):
     def agent_iter(self, max_iter: int = 2**63) -> Any:
         self._dealt("agent_iter()")
         return super().agent_iter(max_iter)
+
+
+class _IllegalEnds(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's illegal-move rule, judged on a copy of the mask it handed out: its own wrapper
+    keeps the very array the caller got, so a caller that wrote into it (zeroed it, masked an
+    action of its own) would make a legal move count as illegal and lose the game."""
+
+    def observe(self, agent: str) -> Any:
+        obs = super().observe(agent)
+        if self._prev_obs is obs and isinstance(obs, dict):
+            self._prev_obs = {**obs, "action_mask": obs["action_mask"].copy()}
+        return obs
 
 
 class _CheckedAction(wrappers.AssertOutOfBoundsWrapper):
