@@ -110,5 +110,30 @@ def test_one_env_stepped_from_two_threads_is_refused():
     except RuntimeError as exc:
         errors.append(str(exc))
     busy.join()
-    assert errors and "another thread is using this environment" in errors[0]
+    assert errors and "another thread is using this" in errors[0]
     env.reset(seed=5)  # one thread at a time is fine
+
+
+def test_one_batch_game_stepped_from_two_threads_is_refused(monkeypatch):
+    game = BatchGame("academie", 4)
+    game.reset(seed=1)
+    inside, leave = threading.Event(), threading.Event()
+    machine_step = type(game._machine).step
+
+    def slow_step(self, *args):  # the first thread's step, held inside the engine
+        inside.set()
+        leave.wait(10)
+        return machine_step(self, *args)
+
+    monkeypatch.setattr(type(game._machine), "step", slow_step)
+    first = threading.Thread(target=lambda: game.step(np.argmax(game.legal_action_mask(), axis=1)))
+    first.start()
+    assert inside.wait(10)
+    with pytest.raises(RuntimeError, match="BatchGame.step\\(\\): another thread is using this BatchGame"):
+        game.step(np.argmax(game.legal_action_mask(), axis=1))
+    with pytest.raises(RuntimeError, match="BatchGame.reset\\(\\): another thread"):
+        game.reset(seed=2)
+    leave.set()
+    first.join()
+    monkeypatch.undo()
+    game.step(np.argmax(game.legal_action_mask(), axis=1))  # one thread at a time is fine

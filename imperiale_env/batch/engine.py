@@ -38,6 +38,7 @@ from imperiale_env.core.card_masks import unpack
 from imperiale_env.core.events import EVENT_KINDS, POINTS_PER_IMPERIALE
 from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
+from imperiale_env.core.one_thread import one_thread
 from imperiale_env.core.rewards import end_rewards, standing
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.core.shuffle import as_seeds, batch_seeds, next_game_seed
@@ -137,6 +138,7 @@ class BatchGame:
             if arr.dtype.kind not in "iu" or (arr.size and not ((arr >= 0) & (arr <= high)).all()):
                 raise ValueError(f"BatchGame.reset: {name} must be integers from 0 to {high}, got {value!r}")
 
+    @one_thread
     def reset(
         self,
         seed: int | np.ndarray = 0,
@@ -242,11 +244,13 @@ class BatchGame:
         """``(N, 43)`` bool: the legal actions of the player to act in each game."""
         return legal_mask(self.action_bits(), act.NUM_ACTIONS)
 
+    @one_thread
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Apply one action per game; returns ``(rewards (N, P) float32, terminated (N,) bool)``.
 
         Games already over (without ``auto_next_game``) ignore their action.  An illegal
-        action raises ``ValueError`` naming the games, the actions and what was legal.
+        action raises ``ValueError`` naming the games, the actions and what was legal.  One
+        thread at a time: a second thread stepping or resetting the same object is refused.
         """
         self._require_reset("step()")
         a = np.asarray(actions, dtype=np.int64).reshape(-1)

@@ -122,6 +122,7 @@ from pettingzoo.utils import wrappers
 
 from imperiale_env.core.actions import NUM_ACTIONS, describe
 from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.one_thread import one_thread
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.envs.common import (
     check_action,
@@ -132,7 +133,6 @@ from imperiale_env.envs.common import (
     draw_game_seeds,
     encode,
     observation_space_of,
-    one_thread,
     reset_start,
 )
 from imperiale_env.envs.render_text import present, table_text

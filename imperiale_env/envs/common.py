@@ -4,11 +4,8 @@ and the end rewards of a reference game (the OpenSpiel game's)."""
 
 from __future__ import annotations
 
-import functools
 import reprlib
-import threading
 import warnings
-import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -176,28 +173,3 @@ def end_rewards(game: Game) -> np.ndarray:
     return rewards.end_rewards(winner, start, rewards.standing(game.imperiales, game.points)[None])[0]
 
 
-_IN_USE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_IN_USE_LOCK = threading.Lock()
-
-
-def one_thread(method: Callable) -> Callable:
-    """Refuse a call while another thread is inside a guarded method of the same environment.
-
-    An environment holds one game whose state a step rewrites in several places; two threads
-    stepping it at once would interleave those writes into a game no rule allows.  The check is
-    a non-blocking lock kept outside the object (so that copies and pickles carry none)."""
-
-    @functools.wraps(method)
-    def guarded(self, *args: Any, **kwargs: Any) -> Any:
-        with _IN_USE_LOCK:
-            lock = _IN_USE.setdefault(self, threading.Lock())
-        if not lock.acquire(blocking=False):
-            raise RuntimeError(f"{type(self).__name__}.{method.__name__}(): another thread is using this environment "
-                               "right now; an environment is stepped by one thread at a time: give each thread its "
-                               "own environment (or a vector env)")
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            lock.release()
-
-    return guarded

@@ -80,6 +80,7 @@ from gymnasium import spaces
 
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.one_thread import one_thread
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.envs.common import (
     check_action,
@@ -91,7 +92,6 @@ from imperiale_env.envs.common import (
     encode,
     is_integer,
     observation_space_of,
-    one_thread,
     reset_start,
 )
 from imperiale_env.envs.render_text import present, table_text

@@ -75,6 +75,7 @@ from imperiale_env.batch import BatchGame
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
+from imperiale_env.core.one_thread import one_thread
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.envs.common import (
     check_episode,
@@ -84,7 +85,6 @@ from imperiale_env.envs.common import (
     encode,
     is_integer,
     observation_space_of,
-    one_thread,
     reset_start,
 )
 
