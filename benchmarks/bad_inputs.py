@@ -810,7 +810,7 @@ def checkpoint_cases(s: Scratch) -> list[Case]:
     resume("checkpoint with wrong weight shapes", edit(lambda d: d.__setitem__(
         "model", {k: v[..., :1] for k, v in d["model"].items()})))
     resume("checkpoint with NaN weights", edit(lambda d: d.__setitem__(
-        "model", {k: torch.full_like(v, float("nan")) for k, v in d["model"].items()})), expect="either")
+        "model", {k: torch.full_like(v, float("nan")) for k, v in d["model"].items()})))
     resume("checkpoint np_rng garbage", edit(lambda d: d.__setitem__("np_rng", {"state": 1})))
     resume("checkpoint rollout garbage bytes", edit(lambda d: d.__setitem__("rollout", b"\x80\x05garbage")))
     moved = s.run_copy(moved=True)
@@ -821,7 +821,7 @@ def checkpoint_cases(s: Scratch) -> list[Case]:
     for name, path in (("valid checkpoint", good), ("garbage", s.write("garbage.pt", os.urandom(2048))),
                        ("plain pickle that runs code", s.write("evil.pt", pickle.dumps(_Touch(marker)))),
                        ("a record file", s.record_file), ("a directory", s.dir), ("a FIFO", s.fifo)):
-        cases.append(Case(area, f"eval neural: {name}", argv=["eval", "--no-progress", "--deals", "1", "--agents",
+        cases.append(Case(area, f"eval neural: {name}", argv=["eval", "--no-progress", "--deals", "2", "--agents",
                                                               f"random,neural:{path}"],
                           expect="ok" if name.startswith("valid") else "error", check=ran_code, fast=False))
     return cases
@@ -1136,6 +1136,93 @@ def agent_cases(s: Scratch) -> list[Case]:
     return cases
 
 
+_MISBEHAVING = """
+import sys
+import numpy as np
+
+class Answers:
+    ANSWER = None
+
+    def __init__(self, rules):
+        self.name = type(self).__name__
+
+    def act(self, obs, mask, rng):
+        return self.ANSWER(mask)
+
+class Illegal(Answers):
+    ANSWER = staticmethod(lambda mask: np.argmin(mask, axis=1))
+
+class Floats(Answers):
+    ANSWER = staticmethod(lambda mask: np.argmax(mask, axis=1) + 0.0)
+
+class NaNs(Answers):
+    ANSWER = staticmethod(lambda mask: np.full(len(mask), np.nan))
+
+class Nothing(Answers):
+    ANSWER = staticmethod(lambda mask: None)
+
+class WrongShape(Answers):
+    ANSWER = staticmethod(lambda mask: np.argmax(mask, axis=1)[:, None])
+
+class Raises(Answers):
+    ANSWER = staticmethod(lambda mask: 1 / 0)
+
+class Exits(Answers):
+    ANSWER = staticmethod(lambda mask: sys.exit(3))
+
+class BadInit:
+    def __init__(self, rules):
+        raise RuntimeError("no model file")
+"""
+
+
+def hostile_cases(s: Scratch) -> list[Case]:
+    """The second walk (issue 41): a user's agent that misbehaves, links in the records folder, the
+    OpenSpiel game's chance nodes."""
+    area = "hostile (issue 41)"
+    cases: list[Case] = []
+    bots = s.write("misbehaving_bots.py", _MISBEHAVING)
+    for cls in ("Illegal", "Floats", "NaNs", "Nothing", "WrongShape", "Raises", "Exits", "BadInit"):
+        cases.append(_cli(area, f"eval with your agent {cls}", ["eval", "--no-progress", "--deals", "2", "--agents",
+                                                                 f"{bots}:{cls},random"], expect="error"))
+    broken = s.write("broken_import.py", "raise RuntimeError('missing weights')\n")
+    cases.append(_cli(area, "eval with an agent whose file fails", ["eval", "--no-progress", "--deals", "2",
+                                                                    "--agents", f"{broken}:Agent,random"],
+                      expect="error"))
+
+    def served_outside() -> None:
+        from imperiale_web.app import create_app
+
+        folder, outside = s.path("records_jail"), s.path("outside")
+        folder.mkdir()
+        outside.mkdir()
+        (outside / "secret.json").write_text(json.dumps({"secret": 1}))
+        (folder / "link.json").symlink_to(outside / "secret.json")
+        client = create_app(folder).test_client()
+        listed = client.get("/api/records").json["records"]
+        answer = client.get("/api/records/link.json")
+        if listed or answer.status_code != 404:
+            raise AssertionError(f"the records folder served a link out of it: {listed}, {answer.status_code}")
+
+    cases.append(_call(area, "serve --records with a link out of the folder", served_outside, expect="ok"))
+
+    def chance(outcome: int) -> Callable[[], Any]:
+        def deal() -> None:
+            import pyspiel
+
+            import imperiale_env.openspiel as ios
+
+            state = pyspiel.load_game(ios.SHORT_NAME, {"episode": "deal"}).new_initial_state()
+            state.apply_action(0)
+            state.apply_action(5)
+            state.apply_action(outcome)
+        return deal
+
+    cases.append(_call(area, "OpenSpiel: a card dealt twice", chance(5), expect="error"))
+    cases.append(_call(area, "OpenSpiel: no such card", chance(99), expect="error"))
+    return cases
+
+
 # ---------------------------------------------------------------------------------------- faults (issue 26)
 
 _DRIVER = '''
@@ -1346,8 +1433,8 @@ def bound_cases(s: Scratch) -> list[Case]:
 
 AREAS: tuple[Callable[[Scratch], list[Case]], ...] = (
     record_cases, play_cases, eval_cases, train_cases, checkpoint_cases, bench_cases, rules_cases, aec_cases,
-    gym_cases, vector_cases, batch_cases, agent_cases, signal_cases, disk_cases, worker_cases, ray_cases,
-    bound_cases,
+    gym_cases, vector_cases, batch_cases, agent_cases, hostile_cases, signal_cases, disk_cases, worker_cases,
+    ray_cases, bound_cases,
 )
 
 
