@@ -7,6 +7,7 @@ mount one, met for real on a 64 KiB tmpfs."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import subprocess
 import uuid
@@ -152,3 +153,20 @@ def test_record_bounds_are_named_before_work(tmp_path, monkeypatch):
     path.write_text("[" * 100_000 + "]" * 100_000 + "\n")
     with pytest.raises(RecordError, match="nested too deeply"):
         load_records(path)
+
+
+def test_a_record_file_too_big_for_the_memory_allowed_is_one_clear_error(tmp_path):
+    """Under a memory cap (``RLIMIT_AS``) a large ``.jsonl`` that parses into more than the cap
+    allows is refused in words, not with a MemoryError traceback."""
+    import sys
+
+    line = json.dumps({"format": "imperiale-record", "padding": ["x" * 40] * 30}) + "\n"
+    path = tmp_path / "many.jsonl"
+    path.write_text(line * ((30 << 20) // len(line)))
+    code = ("import resource, sys\n"
+            "from imperiale_env.records.game_records import RecordError, load_records\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (300 << 20, 300 << 20))\n"
+            "try:\n    load_records(sys.argv[1])\nexcept RecordError as e:\n    print(e)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "does not fit in the memory this process may use" in done.stdout and "split it" in done.stdout, done.stdout

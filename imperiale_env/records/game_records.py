@@ -389,6 +389,16 @@ def load_records(path: str | os.PathLike[str], *, follow_links: bool = True) -> 
         raise RecordError(str(exc)) from None
     kind = _kind(path)
     data = _read(path, follow_links)
+    try:
+        return _parse_file(data, path, kind)
+    except MemoryError:
+        raise RecordError(f"{path} ({len(data) / 2**20:.0f} MiB) does not fit in the memory this process may use "
+                          "once parsed (Python's JSON takes some 20 times the file's size): split it into smaller "
+                          ".jsonl files, or raise the memory limit") from None
+
+
+def _parse_file(data: bytes, path: Path, kind: str) -> list[dict[str, Any]]:
+    """The records of the bytes ``data`` of the record file ``path`` of suffix ``kind``."""
     text = _text(data, path)
     if kind == ".json":
         return [_check_deals(_decode(text, path), str(path))]
