@@ -211,3 +211,16 @@ def test_the_batched_engine_gives_the_reference_features(preset):
                 ref.step(int(actions[g]))
         bg.step(actions)
     assert compared > 200
+
+
+def test_the_all_zero_observation_is_in_the_space_and_has_all_zero_features():
+    """Libraries pad with zeros (an ended agent, TorchRL's spec check): that observation lies in
+    every preset's space, and its features are defined (all zero) rather than a division by zero."""
+    import gymnasium
+
+    import imperiale_env  # noqa: F401
+
+    zero = np.zeros(OBS_SIZE, dtype=np.uint8)
+    for preset in PRESET_NAMES:
+        assert zero in gymnasium.make("Imperiale-v1", rules=preset).observation_space
+    assert not policy_features(zero).any() and not policy_features(np.zeros((3, OBS_SIZE), np.uint8)).any()

@@ -138,11 +138,14 @@ OFFSETS, OBS_SIZE = block_offsets(LAYOUT)
 
 
 def bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """The exact ``(low, high)`` of every entry under ``rules`` (``uint8`` arrays of :data:`OBS_SIZE`)."""
+    """The ``(low, high)`` of every entry under ``rules`` (``uint8`` arrays of :data:`OBS_SIZE`):
+    each entry's exact highest value, and 0 as the lowest everywhere.  Only ``players`` never
+    holds 0 (it is 2 or 3; its block's ``low`` says so, for the one-hot); its space still starts at
+    0 so that the all-zero observation, which libraries fill in where there is none (an ended
+    agent, a vector env's padding, TorchRL's spec check), lies in the space."""
     low = np.zeros(OBS_SIZE, dtype=OBS_DTYPE)
     high = np.zeros(OBS_SIZE, dtype=OBS_DTYPE)
     for b in LAYOUT:
-        low[OFFSETS[b.name]] = b.low
         high[OFFSETS[b.name]] = getattr(rules, b.high) if isinstance(b.high, str) else b.high
     return low, high
 

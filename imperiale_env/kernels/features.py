@@ -155,6 +155,8 @@ def _features(obs: np.ndarray, out: np.ndarray, src: np.ndarray, dst: np.ndarray
         o, f = obs[r], out[r]
         f[:] = 0.0
         P = int(o[src[S_PLAYERS]])
+        if P < 2:  # not an observation the engine gives: the all-zero padding of libraries, all-zero features
+            continue
         trump = int(o[src[S_TRUMP]])
         turned = int(o[src[S_TURNED]])
         tp = int(o[src[S_TRICKS_PLAYED]])
@@ -256,7 +258,9 @@ def _features(obs: np.ndarray, out: np.ndarray, src: np.ndarray, dst: np.ndarray
 
 def policy_features(obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``(B, FEATURE_SIZE)`` float32 features of the observations ``obs`` (``(B, OBS_SIZE)`` or
-    ``(OBS_SIZE,)`` bytes; a single row gives ``(FEATURE_SIZE,)``), written into ``out`` if given."""
+    ``(OBS_SIZE,)`` bytes; a single row gives ``(FEATURE_SIZE,)``), written into ``out`` if given.
+    A row whose ``players`` entry is 0 (the all-zero observation libraries fill in where there is
+    none; the engine never gives one) has all-zero features."""
     rows = np.asarray(obs)
     if rows.shape[-1:] != (OBS_SIZE,) or rows.dtype != OBS_DTYPE or rows.ndim not in (1, 2):
         raise ValueError(f"features are made of observation rows of {OBS_SIZE} uint8 bytes (version 1), "
