@@ -1,0 +1,92 @@
+"""Stable-Baselines3's MaskablePPO (sb3-contrib) on ``Imperiale-v1`` against the heuristic seat:
+the recipe of docs/libraries.md, and the comparison that page reports, the float features
+(``obs_type="features"``) beside the bytes, with the same steps and seed::
+
+    python benchmarks/sb3_maskable_ppo.py --obs-type features --timesteps 1000000 --seed 0
+    python benchmarks/sb3_maskable_ppo.py --obs-type bytes --timesteps 1000000 --seed 0
+
+Each run trains on single deals (``episode="deal"``, the learner's seat drawn at each reset)
+with the library's default ``MlpPolicy``, then plays its greedy policy against ``random`` and
+``heuristic`` on duplicate pairs of single deals (paired 95 % intervals) and prints the rates.
+The trained model is an agent of the suite (:class:`MaskablePPOAgent`), so the tournament plays it
+like any other; the model is saved to ``--out`` (a new file) when given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.env_util import make_vec_env
+
+import imperiale_env  # noqa: F401  (registers Imperiale-v1)
+from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_env.core.rules import make_rules
+from imperiale_env.kernels.features import policy_features
+
+RULES = "academie"
+
+
+def make_env(obs_type: str, n_envs: int, seed: int, wrapper_class: Any = None):
+    """``n_envs`` copies of ``Imperiale-v1``: one seat (drawn at each reset) against the heuristic,
+    one deal an episode, observations of ``obs_type``."""
+    kwargs = dict(rules=RULES, opponent=HeuristicAgent(RULES), episode="deal", seat="random", obs_type=obs_type)
+    return make_vec_env("Imperiale-v1", n_envs=n_envs, seed=seed, env_kwargs=kwargs, wrapper_class=wrapper_class)
+
+
+def train(obs_type: str, timesteps: int, seed: int, n_envs: int = 8, n_steps: int = 256,
+          wrapper_class: Any = None) -> MaskablePPO:
+    """MaskablePPO with the library's defaults but for the rollout size, trained ``timesteps`` steps."""
+    env = make_env(obs_type, n_envs, seed, wrapper_class)
+    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=min(256, n_envs * n_steps), seed=seed,
+                        verbose=0)
+    return model.learn(total_timesteps=timesteps)
+
+
+class MaskablePPOAgent:
+    """A trained MaskablePPO model as an agent of the suite: ``act(obs, mask, rng)`` on the
+    observation bytes of a batch of games, greedy, the model reading ``obs_type`` as it was trained."""
+
+    def __init__(self, model: MaskablePPO, obs_type: str, name: str = "maskable-ppo"):
+        self.model, self.obs_type, self.name = model, obs_type, name
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+        x = policy_features(obs) if self.obs_type == "features" else obs
+        actions, _ = self.model.predict(x, action_masks=mask, deterministic=True)
+        return np.asarray(actions, dtype=np.int64).reshape(len(mask))
+
+
+def main() -> None:
+    from imperiale_train.evaluate import evaluate
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--obs-type", choices=("features", "bytes"), default="features")
+    parser.add_argument("--timesteps", type=int, default=1_000_000, help="learner decisions to train on")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    parser.add_argument("--deals", type=int, default=300, help="duplicate pairs of single deals per opponent")
+    parser.add_argument("--eval-seed", type=int, default=11)
+    parser.add_argument("--out", help="save the model to this new .zip file")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    start = time.perf_counter()
+    model = train(args.obs_type, args.timesteps, args.seed)
+    seconds = time.perf_counter() - start
+    print(f"MaskablePPO on {args.obs_type}: {args.timesteps:,} steps in {seconds:.0f} s "
+          f"({args.timesteps / seconds:.0f} steps/s, {args.threads} torch threads), seed {args.seed}")
+    if args.out:
+        model.save(args.out)
+    rates = evaluate(MaskablePPOAgent(model, args.obs_type), make_rules(RULES), ("random", "heuristic"),
+                     groups=args.deals, seed=args.eval_seed, single_deal=True)
+    for opponent, r in rates.items():
+        print(f"  against {opponent}: {100 * r['win_rate']:.1f}% of single deals won [{100 * r['ci_low']:.1f}, "
+              f"{100 * r['ci_high']:.1f}] ({args.deals} duplicate pairs, seed {args.eval_seed}), margin "
+              f"{r['margin']:+.3f} impériale a deal")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""The Stable-Baselines3 recipe (docs/libraries.md, ``benchmarks/sb3_maskable_ppo.py``): sb3-contrib's
+MaskablePPO trains on ``Imperiale-v1`` with the float features and with the bytes, takes only
+legal actions, and its model plays in the suite's tournament as an agent."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("sb3_maskable_ppo", ROOT / "benchmarks" / "sb3_maskable_ppo.py")
+recipe = importlib.util.module_from_spec(_spec)
+sys.modules["sb3_maskable_ppo"] = recipe
+_spec.loader.exec_module(recipe)
+
+
+class Counted(gymnasium.Wrapper):
+    """Counts the learner's steps, the illegal ones and the episodes that end."""
+
+    steps = illegal = episodes = 0
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        Counted.steps += 1
+        Counted.illegal += bool(info.get("illegal_action"))
+        Counted.episodes += terminated or truncated
+        return obs, reward, terminated, truncated, info
+
+
+@pytest.mark.parametrize("obs_type", ["features", "bytes"])
+def test_maskable_ppo_trains_legally_and_plays_in_the_tournament(obs_type):
+    import torch
+
+    from imperiale_env.core.rules import make_rules
+    from imperiale_train.evaluate import evaluate
+
+    torch.set_num_threads(1)
+    Counted.steps = Counted.illegal = Counted.episodes = 0
+    model = recipe.train(obs_type, timesteps=256, seed=0, n_envs=2, n_steps=64, wrapper_class=Counted)
+    assert Counted.steps >= 256 and Counted.episodes > 0 and Counted.illegal == 0
+    space = model.observation_space
+    assert space.dtype == (np.float32 if obs_type == "features" else np.uint8)
+    rates = evaluate(recipe.MaskablePPOAgent(model, obs_type), make_rules("academie"), ("random",), groups=2,
+                     seed=1, single_deal=True)  # the tournament refuses an illegal action
+    assert rates["random"]["games"] == 4
