@@ -1,12 +1,13 @@
 """Stable-Baselines3's MaskablePPO (sb3-contrib) on ``Imperiale-v1`` against the heuristic seat:
 the recipe of docs/libraries.md, and the comparison that page reports, the float features
-(``obs_type="features"``) beside the bytes, with the same steps and seed::
+(``obs_type="features"``) beside the bytes, with the same time and seed::
 
-    python benchmarks/sb3_maskable_ppo.py --obs-type features --timesteps 1000000 --seed 0
-    python benchmarks/sb3_maskable_ppo.py --obs-type bytes --timesteps 1000000 --seed 0
+    python benchmarks/sb3_maskable_ppo.py --obs-type features --minutes 10 --seed 0
+    python benchmarks/sb3_maskable_ppo.py --obs-type bytes --minutes 10 --seed 0
 
-Each run trains on single deals (``episode="deal"``, the learner's seat drawn at each reset)
-with the library's default ``MlpPolicy``, then plays its greedy policy against ``random`` and
+Each run trains (for ``--minutes``, or ``--timesteps`` learner decisions) on single deals
+(``episode="deal"``, the learner's seat drawn at each reset) with the library's default
+``MlpPolicy``, then plays its greedy policy against ``random`` and
 ``heuristic`` on duplicate pairs of single deals (paired 95 % intervals) and prints the rates.
 The trained model is an agent of the suite (:class:`MaskablePPOAgent`), so the tournament plays it
 like any other; the model is saved to ``--out`` (a new file) when given.
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 
 import imperiale_env  # noqa: F401  (registers Imperiale-v1)
@@ -38,13 +40,26 @@ def make_env(obs_type: str, n_envs: int, seed: int, wrapper_class: Any = None):
     return make_vec_env("Imperiale-v1", n_envs=n_envs, seed=seed, env_kwargs=kwargs, wrapper_class=wrapper_class)
 
 
+class _StopAfter(BaseCallback):
+    """Ends the training once ``seconds`` have passed (at the next step)."""
+
+    def __init__(self, seconds: float):
+        super().__init__()
+        self.deadline = time.perf_counter() + seconds
+
+    def _on_step(self) -> bool:
+        return time.perf_counter() < self.deadline
+
+
 def train(obs_type: str, timesteps: int, seed: int, n_envs: int = 8, n_steps: int = 256,
-          wrapper_class: Any = None) -> MaskablePPO:
-    """MaskablePPO with the library's defaults but for the rollout size, trained ``timesteps`` steps."""
+          wrapper_class: Any = None, minutes: float | None = None) -> MaskablePPO:
+    """MaskablePPO with the library's defaults but for the rollout size, trained ``timesteps`` steps
+    (or until ``minutes`` have passed, whichever comes first)."""
     env = make_env(obs_type, n_envs, seed, wrapper_class)
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=min(256, n_envs * n_steps), seed=seed,
                         verbose=0)
-    return model.learn(total_timesteps=timesteps)
+    stop = _StopAfter(60 * minutes) if minutes else None
+    return model.learn(total_timesteps=timesteps, callback=stop)
 
 
 class MaskablePPOAgent:
@@ -65,7 +80,8 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--obs-type", choices=("features", "bytes"), default="features")
-    parser.add_argument("--timesteps", type=int, default=1_000_000, help="learner decisions to train on")
+    parser.add_argument("--timesteps", type=int, default=10**9, help="learner decisions to train on at most")
+    parser.add_argument("--minutes", type=float, default=10.0, help="training time at most (default 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
     parser.add_argument("--deals", type=int, default=300, help="duplicate pairs of single deals per opponent")
@@ -74,10 +90,10 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
-    model = train(args.obs_type, args.timesteps, args.seed)
-    seconds = time.perf_counter() - start
-    print(f"MaskablePPO on {args.obs_type}: {args.timesteps:,} steps in {seconds:.0f} s "
-          f"({args.timesteps / seconds:.0f} steps/s, {args.threads} torch threads), seed {args.seed}")
+    model = train(args.obs_type, args.timesteps, args.seed, minutes=args.minutes)
+    seconds, steps = time.perf_counter() - start, model.num_timesteps
+    print(f"MaskablePPO on {args.obs_type}: {steps:,} steps in {seconds:.0f} s ({steps / seconds:.0f} steps/s, "
+          f"{args.threads} torch threads), seed {args.seed}")
     if args.out:
         model.save(args.out)
     rates = evaluate(MaskablePPOAgent(model, args.obs_type), make_rules(RULES), ("random", "heuristic"),
