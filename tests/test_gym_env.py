@@ -180,3 +180,11 @@ def test_render_modes(capsys):
     human.reset(seed=2)
     assert human.render() is None
     assert "Trump" in capsys.readouterr().out
+
+
+def test_an_opponent_given_as_a_spec_string_says_how_to_build_it():
+    import gymnasium
+
+    with pytest.raises(TypeError, match=r"not its spec 'heuristic': build it with "
+                                        r"imperiale_agents.make_agent\('heuristic', rules\)"):
+        gymnasium.make("Imperiale-v1", opponent="heuristic")

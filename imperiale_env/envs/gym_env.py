@@ -151,6 +151,10 @@ class ImperialeEnv(gymnasium.Env):
                 self._opponent_kind = "act_rng" if len(params) >= 3 else "act"
             except (TypeError, ValueError):
                 self._opponent_kind = "act"
+        elif isinstance(opponent, str):
+            raise TypeError(f"opponent must be an agent, not its spec {opponent!r}: build it with "
+                            f"imperiale_agents.make_agent({opponent!r}, rules) and pass that (the environments "
+                            "do not import the agents package, which is built on them)")
         elif opponent is not None and not callable(opponent):
             raise TypeError("opponent must be None, a callable (obs, mask) -> action, or an object with a batched "
                             f".act(obs, mask[, rng]); got {opponent!r}")
