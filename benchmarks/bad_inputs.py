@@ -1139,7 +1139,8 @@ def agent_cases(s: Scratch) -> list[Case]:
     return cases
 
 
-_MISBEHAVING = """
+#: A user's own agents that misbehave, one way each (tests/test_registry.py plays them too).
+MISBEHAVING_AGENTS = """
 import sys
 import numpy as np
 
@@ -1168,7 +1169,7 @@ class WrongShape(Answers):
     ANSWER = staticmethod(lambda mask: np.argmax(mask, axis=1)[:, None])
 
 class Raises(Answers):
-    ANSWER = staticmethod(lambda mask: 1 / 0)
+    ANSWER = staticmethod(lambda mask: {}["oops"])
 
 class Exits(Answers):
     ANSWER = staticmethod(lambda mask: sys.exit(3))
@@ -1184,7 +1185,7 @@ def hostile_cases(s: Scratch) -> list[Case]:
     OpenSpiel game's chance nodes."""
     area = "hostile (issue 41)"
     cases: list[Case] = []
-    bots = s.write("misbehaving_bots.py", _MISBEHAVING)
+    bots = s.write("misbehaving_bots.py", MISBEHAVING_AGENTS)
     for cls in ("Illegal", "Floats", "NaNs", "Nothing", "WrongShape", "Raises", "Exits", "BadInit"):
         cases.append(_cli(area, f"eval with your agent {cls}", ["eval", "--no-progress", "--deals", "2", "--agents",
                                                                  f"{bots}:{cls},random"], expect="error"))

@@ -87,46 +87,18 @@ def test_what_loads_code_is_named():
     assert opponent_spec("pimc:16") and opponent_spec("my_bots:FirstLegal") and not opponent_spec("human")
 
 
-BAD_AGENTS = textwrap.dedent('''
-    import sys
-    import numpy as np
+def _bad_agents() -> str:
+    """The misbehaving agents of benchmarks/bad_inputs.py (one source for both)."""
+    import importlib.util
+    from pathlib import Path
 
-    class Answers:
-        """Answers what ANSWER says, whatever the game."""
-
-        ANSWER = None
-
-        def __init__(self, rules):
-            self.name = type(self).__name__
-
-        def act(self, obs, mask, rng):
-            return self.ANSWER(mask)
-
-    class Illegal(Answers):
-        ANSWER = staticmethod(lambda mask: np.argmin(mask, axis=1))
-
-    class Floats(Answers):
-        ANSWER = staticmethod(lambda mask: np.argmax(mask, axis=1).astype(float))
-
-    class NaNs(Answers):
-        ANSWER = staticmethod(lambda mask: np.full(len(mask), np.nan))
-
-    class Nothing(Answers):
-        ANSWER = staticmethod(lambda mask: None)
-
-    class WrongShape(Answers):
-        ANSWER = staticmethod(lambda mask: np.argmax(mask, axis=1)[:, None])
-
-    class Raises(Answers):
-        ANSWER = staticmethod(lambda mask: {}["oops"])
-
-    class Exits(Answers):
-        ANSWER = staticmethod(lambda mask: sys.exit(3))
-
-    class BadInit:
-        def __init__(self, rules):
-            raise RuntimeError("no model file")
-''')
+    spec = importlib.util.spec_from_file_location(
+        "bad_inputs", Path(__file__).resolve().parent.parent / "benchmarks" / "bad_inputs.py")
+    module = sys.modules.get("bad_inputs") or importlib.util.module_from_spec(spec)
+    if "bad_inputs" not in sys.modules:
+        sys.modules["bad_inputs"] = module
+        spec.loader.exec_module(module)
+    return module.MISBEHAVING_AGENTS
 
 
 @pytest.mark.parametrize("cls, text", [
@@ -140,7 +112,7 @@ BAD_AGENTS = textwrap.dedent('''
 ])
 def test_your_agent_misbehaving_is_one_clear_error_everywhere(tmp_path, capsys, cls, text):
     path = tmp_path / "bad_bots.py"
-    path.write_text(BAD_AGENTS)
+    path.write_text(_bad_agents())
     spec = f"{path}:{cls}"
     agent = make_agent(spec, "academie")
     mask = np.zeros((3, 43), bool)
@@ -157,7 +129,7 @@ def test_your_agent_misbehaving_is_one_clear_error_everywhere(tmp_path, capsys, 
 
 def test_your_agent_failing_to_build_or_import_is_one_clear_error(tmp_path, monkeypatch):
     path = tmp_path / "bad_bots.py"
-    path.write_text(BAD_AGENTS)
+    path.write_text(_bad_agents())
     with pytest.raises(AgentError, match="BadInit\\(rules\\) failed: RuntimeError: no model file"):
         make_agent(f"{path}:BadInit")
     (tmp_path / "broken_module.py").write_text("raise RuntimeError('missing weights')\n")
