@@ -20,7 +20,7 @@ def champion(rules=None):
     """The shipped champion of ``rules`` (a preset name, :class:`~imperiale_env.core.rules.Rules` or
     dict; default ``academie``): ``make_agent("champion", rules)``, a greedy trained policy.
     A preset without a champion raises :class:`~imperiale_agents.base.AgentError` naming those with one.
-    Needs torch.  It is also the opponent to give the single-agent environment::
+    Plays without torch (numpy).  It is also the opponent to give the single-agent environment::
 
         env = gymnasium.make("Imperiale-v1", rules="academie", opponent=imperiale_agents.champion("academie"))
     """

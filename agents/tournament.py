@@ -50,6 +50,7 @@ import numpy as np
 from tqdm import tqdm
 
 from imperiale_agents.base import Agent, check_workers, make_agent, reset_agent
+from imperiale_agents.checked import AgentMisbehaved
 from imperiale_agents.driver import Turn, act_by, checked_actions, drive
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.events import value_table as event_value_table
@@ -415,10 +416,14 @@ class TournamentResult:
     wins: np.ndarray  # wins[i, j]: games i won against j (draws half)
     seconds: float
     matches_planned: int = 0  # lineups of the round robin; ``len(logs)`` of them were played
-    partial: bool = False  # stopped by Ctrl-C: the figures cover the finished matches only
+    partial: bool = False  # stopped early: the figures cover the finished matches only
+    stopped_by: str = ""  # why, when an agent failed (empty: Ctrl-C or a signal)
 
     def partial_note(self) -> str:
         """What a partial result covers, and how to get the whole one."""
+        if self.stopped_by:
+            return (f"{len(self.logs)} of {self.matches_planned} matches finished before an agent failed; the "
+                    "results cover those matches only (the failing match is dropped whole)")
         return (f"{len(self.logs)} of {self.matches_planned} matches finished before the interruption; the results "
                 "cover those matches only. The tournament is deterministic: run the same command (same --seed) "
                 "again to play it whole.")
@@ -437,6 +442,7 @@ class TournamentResult:
             "games_per_group": self.rules.players,
             "seconds": round(self.seconds, 3),
             "partial": self.partial,
+            "stopped_by": self.stopped_by,
             "matches_finished": len(self.logs),
             "matches_planned": self.matches_planned,
             "pairings": [
@@ -476,8 +482,9 @@ class TournamentResult:
 
     def markdown(self) -> str:
         mode = "single deals" if self.single_deal else f"whole games to {self.rules.target_imperiales} impériales"
+        why = "an agent failed" if self.stopped_by else "interrupted"
         lines = [
-            f"# Tournament: {', '.join(self.names)}" + (" (PARTIAL: interrupted)" if self.partial else ""),
+            f"# Tournament: {', '.join(self.names)}" + (f" (PARTIAL: {why})" if self.partial else ""),
             "",
             *([f"**Partial results.** {self.partial_note()}", ""] if self.partial else []),
             f"Rules `{self.rules.preset}` ({mode}), seed {self.seed}, {self.groups} duplicate seed groups per "
@@ -549,7 +556,9 @@ def run_tournament(
     Every spec is built before the first game, so a bad one costs nothing.  With
     ``stop_on_interrupt``, Ctrl-C ends the tournament after the finished matches: the result
     covers them only and is marked ``partial`` (the match that was interrupted is dropped
-    whole, since a match cut short would favour whichever agent finishes games faster).
+    whole, since a match cut short would favour whichever agent finishes games faster); so does
+    a user's own agent that fails (:class:`~imperiale_agents.checked.AgentMisbehaved`, its
+    message in ``stopped_by``).
     """
     rules = resolve_rules(rules)
     check_workers(workers)
@@ -583,7 +592,7 @@ def _play_round_robin(plan: MatchPlan, runner: MatchRunner, *, progress: bool,
     t0 = time.perf_counter()
     timings: dict[int, AgentTiming] = {}
     played: dict[int, MatchLog] = {}
-    partial = False
+    partial, stopped_by = False, ""
     matches = runner(plan, bar)
     try:
         for k, log, match_timings in matches:
@@ -597,6 +606,10 @@ def _play_round_robin(plan: MatchPlan, runner: MatchRunner, *, progress: bool,
         if not stop_on_interrupt:
             raise
         partial = True
+    except AgentMisbehaved as exc:  # a user's own agent: the matches it did not spoil are kept
+        if not stop_on_interrupt:
+            raise
+        partial, stopped_by = True, str(exc)
     finally:
         if hasattr(matches, "close"):
             matches.close()  # a runner's queued matches are cancelled
@@ -614,7 +627,8 @@ def _play_round_robin(plan: MatchPlan, runner: MatchRunner, *, progress: bool,
     return TournamentResult(rules=rules, names=names, seed=seed, groups=groups, single_deal=single_deal,
                             logs=logs, pairs=pairs, timings=timings, elo=elo_ratings(wins),
                             elo_ci=elo_intervals(pairs, m, seed), wins=wins,
-                            seconds=time.perf_counter() - t0, matches_planned=len(ups), partial=partial)
+                            seconds=time.perf_counter() - t0, matches_planned=len(ups), partial=partial,
+                            stopped_by=stopped_by)
 
 
 def _unique_names(names: list[str]) -> list[str]:

@@ -273,6 +273,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.out is not None:
         for path in write_outputs(result, args.out).values():
             print(f"wrote {path}", file=sys.stderr)
+    if result.stopped_by:
+        _error("eval", f"{result.stopped_by} ({result.partial_note()})")
+        return 2
     if result.partial:
         print(f"{PROG} eval: interrupted: {result.partial_note()}", file=sys.stderr)
         return 130
@@ -521,7 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--opponent", default="heuristic", metavar="AGENT",
         help="the bot, in every other seat: heuristic (default), random, pimc, pimc:N, ismcts:N, neural:PATH, champion "
-        "(the trained policy shipped for the rules)",
+        "(the trained policy shipped for the rules), champion:search (the shipped search), or your own agent: "
+        "module:Class or path/to/file.py:Class",
     )
     play.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset (default academie)")
     play.add_argument("--seed", type=_seed, metavar="S",

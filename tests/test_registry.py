@@ -141,3 +141,21 @@ def test_your_agent_failing_to_build_or_import_is_one_clear_error(tmp_path, monk
         make_agent("exiting_module:Agent")
     with pytest.raises(AgentError, match="running .*exiting_module.py failed: SystemExit: 4"):
         make_agent(f"{tmp_path / 'exiting_module.py'}:Agent")
+
+
+def test_a_tournament_keeps_the_matches_finished_before_your_agent_failed(tmp_path, capsys):
+    path = tmp_path / "bad_bots.py"
+    path.write_text(_bad_agents())
+    out = tmp_path / "results"
+    # The round robin plays random-heuristic first, then the matches of the failing agent.
+    assert main(["eval", "--agents", f"random,heuristic,{path}:Raises", "--deals", "2", "--no-progress",
+                 "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.splitlines()
+    assert len([line for line in err if "error" in line]) == 1 and "raised KeyError: 'oops'" in captured.err
+    assert "1 of 3 matches finished before an agent failed" in captured.err
+    assert "(PARTIAL: an agent failed)" in captured.out and "random" in captured.out
+    import json
+
+    saved = json.loads(next(out.glob("*.json")).read_text())
+    assert saved["partial"] and saved["matches_finished"] == 1 and "oops" in saved["stopped_by"]

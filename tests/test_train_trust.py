@@ -284,3 +284,11 @@ def test_train_help_lists_every_key_with_its_default(capsys):
         assert f"  {f.name}={default}\n      {f.metadata['meaning']}" in text, f.name
     assert len(allowed_keys()) == len(dataclasses.fields(TrainConfig))
     assert "lr=0.001\n      Adam learning rate (a finite float in (0, 1])" in text
+
+
+def test_a_run_starts_by_saying_what_it_will_do(tmp_path, capsys):
+    code, out, err = cli(capsys, *args(run_dir=tmp_path / "run", iterations=2, progress="true"))
+    assert code == 0, err
+    banner = err.splitlines()[0]
+    assert banner.startswith(f"training academie self-play PPO in {tmp_path / 'run'}: iterations 1 to 2 of ") \
+        and "decisions), device cpu, 1 thread, seed 0; evaluation against random" in banner, banner

@@ -146,6 +146,7 @@ def test_records_folder_is_the_only_place_read(tmp_path):
     assert refused.status_code == 400 and "secret" not in refused.get_data(as_text=True)
     assert client.get("/api/nothing").status_code == 404
     assert client.get("/").status_code == 200 and b"app.js" in client.get("/").data
+    assert b'rel="icon" href="data:image/svg+xml' in client.get("/").data  # no request for /favicon.ico
 
 
 def test_a_link_in_the_records_folder_reads_nothing_outside_it(tmp_path):

@@ -28,6 +28,7 @@ import dataclasses
 import json
 import math
 import shlex
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -536,6 +537,13 @@ class _Run:
         if cfg.progress and self.iteration < cfg.iterations and (stop_after is None or self.done_here < stop_after):
             from tqdm import tqdm
 
+            left, threads = cfg.iterations - self.iteration, torch.get_num_threads()
+            print(f"training {cfg.rules} self-play PPO in {self.run_dir}: iterations {self.iteration + 1} to "
+                  f"{cfg.iterations} of {cfg.batch_size:,} decisions each ({left * cfg.batch_size / 1e6:.1f}M "
+                  f"decisions), device {self.device}, {threads} thread{'s' * (threads > 1)}, seed {cfg.seed}; "
+                  f"evaluation against {', '.join(cfg.eval_opponents)} "
+                  + (f"every {cfg.eval_every} iterations" if cfg.eval_every else "at the end"),
+                  file=sys.stderr, flush=True)
             self.bar = tqdm(total=cfg.iterations, initial=self.iteration, unit="it", desc="train",
                             dynamic_ncols=True)
         while self.iteration < cfg.iterations:
