@@ -204,10 +204,12 @@ class PlayResult:
     game: Game
     status: str  # "finished" | "quit" | "eof" | "interrupted" (Ctrl-C)
     saved: list[Path] = field(default_factory=list)
+    names: list[str] | None = None  # who sat where ("You", the opponent's spec), as the record says
+    seed: int | None = None  # the game seed
 
     @property
     def record(self) -> dict[str, Any]:
-        return record_from_game(self.game)
+        return record_from_game(self.game, self.names, self.seed)
 
 
 def check_save_path(path: str | Path) -> Path:
@@ -244,16 +246,17 @@ def check_save_path(path: str | Path) -> Path:
     return path
 
 
-def save_game(game: Game, path: str | Path) -> Path:
+def save_game(game: Game, path: str | Path, names: list[str] | None = None, seed: int | None = None) -> Path:
     """Save the record of ``game``: appended to a ``.jsonl`` file (the records already there are
-    not rewritten), or written to a new ``.json`` file; the path written is returned.
+    not rewritten), or written to a new ``.json`` file; the path written is returned.  ``names``
+    (one a seat) and ``seed`` go into the record when given.
 
     A ``.json`` file is never replaced: if ``path`` has appeared since :func:`check_save_path`
     accepted it, the record goes to the first free name ``stem-2.json``, ``stem-3.json``, ...
     rather than being lost at the end of a game.
     """
     path = Path(path)
-    record = record_from_game(game)
+    record = record_from_game(game, names, seed)
     if path.suffix == ".jsonl":
         append_records(path, [record])
         return path
@@ -414,7 +417,7 @@ def play_game(
         elif w is not None:
             print_fn(f"{names[w]} wins the game, {score} impériales.")
     print_fn("Final score: " + score_line(game, names))
-    result = PlayResult(game, status)
+    result = PlayResult(game, status, names=list(names), seed=seed)
     if save_path is not None:
         _save(result, save_path, print_fn, input_fn)
     elif offer_save and status in ("finished", "quit"):
@@ -430,7 +433,7 @@ def _save(result: PlayResult, path: Path, print_fn: PrintFn, input_fn: InputFn |
     """Save the record to ``path``; if that fails (the folder went away meanwhile), ask for
     another name through ``input_fn`` rather than lose the game."""
     try:
-        saved = save_game(result.game, path)
+        saved = save_game(result.game, path, result.names, result.seed)
     except (OSError, RecordError) as exc:
         print_fn(f"Could not save the record to {path}: {(exc.strerror or exc) if isinstance(exc, OSError) else exc}")
         if input_fn is not None:

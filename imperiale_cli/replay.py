@@ -8,8 +8,8 @@ it and why, the score events and the score after each deal.  The words are the t
 game's: :func:`~imperiale_env.records.narrate.decision_note`,
 :func:`~imperiale_env.records.narrate.trick_text` and
 :func:`~imperiale_env.records.narrate.explain_events`, with deals numbered from 1 as
-``imperiale play`` and ``imperiale analyse`` number them.  Seats are named ``Player 0`` ..., as the
-record numbers them.
+``imperiale play`` and ``imperiale analyse`` number them.  Seats are named as the record's
+``names`` say ("You", "champion"...), or ``Player 0`` ... for a record that does not name them.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ def replay_text(record: dict[str, Any]) -> str:
     """The game of ``record`` in words, one line per event; raises ``RecordError`` for a bad record."""
     played = game_from_record(record)
     rules, players = played.rules, played.players
-    names = seat_names(players, -1)
-    words = Words(names, -1)
+    names = list(record.get("names") or seat_names(players, -1))  # who played, when the record says
+    viewer = names.index("You") if "You" in names else -1  # a record saved by a player: his seat is "You"
+    words = Words(names, viewer)
     deals = [state.deal for state in played.history]
     feed = DealFeed(lambda index, _dealer: deals[index] if index < len(deals) else None)
     game = feed.attach(Game(rules, dealer=played.start_dealer, imperiales=list(played.start_imperiales),
@@ -49,7 +50,8 @@ def replay_text(record: dict[str, Any]) -> str:
         lines.append(f"Deal {d + 1}: {words.verb(state.deal.dealer, 'deal')}; trump is {SUIT_NAMES[trump]} "
                      f"({card_code(state.deal.turned)}).")
         for p in range(players):
-            lines.append(f"{INDENT}{names[p]}'s hand: {hand_line(state.deal.hands[p], set(), trump)}")
+            whose = "Your" if p == viewer else f"{names[p]}'s"
+            lines.append(f"{INDENT}{whose} hand: {hand_line(state.deal.hands[p], set(), trump)}")
         told = _tell(lines, state, 0, rules, names)
         for _player, action in past.actions:
             decision = game.decision

@@ -17,7 +17,7 @@ def replay_frames(record: dict[str, Any]) -> dict[str, Any]:
     deals: list[Deal] = [s.deal for s in played.history]
     game = Game(played.rules, dealer=played.start_dealer, imperiales=played.start_imperiales,
                 points=played.start_points, deals=lambda i, _d: deals[i] if i < len(deals) else None)
-    names = [f"Player {p}" for p in range(played.players)]
+    names = record.get("names") or [f"Player {p}" for p in range(played.players)]  # checked by game_from_record
     frames = []
     for d, state in enumerate(played.history):
         for i, (player, action) in enumerate(state.actions):

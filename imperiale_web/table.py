@@ -216,4 +216,4 @@ class Table:
         if not self.finished:
             raise TableError("the record holds every hand of the game; it is yours once the game is over (or "
                              "after you give it up)", 409)
-        return record_from_game(self.game)
+        return record_from_game(self.game, self.names, self.seed)

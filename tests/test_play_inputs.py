@@ -218,3 +218,31 @@ def test_end_of_deal_score_is_the_score_after_that_deal(preset):
                                                            for e in game.history[d + 1].events)
     if preset != "academie3":  # two players: some next deal opens with a turned honour, the case of the bug
         assert shown_differs
+
+
+def test_a_saved_game_names_its_players_and_seed_and_replay_says_them(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "g.json"
+    monkeypatch.setattr("builtins.input", answers(["quit"]))
+    assert main(["play", "--save", str(path), "--seed", "8", "--opponent", "random", "--seat", "1"]) == 0
+    record = json.loads(path.read_text())
+    assert record["names"] == ["random", "You"] and record["seed"] == 8
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "Deal 1: random deals" in text and "Your hand:" in text and "Player 0" not in text
+    assert main(["replay", "--json", str(path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["names"] == ["random", "You"] and summary["seed"] == 8
+
+
+def test_records_of_earlier_releases_and_bad_names_are_read_as_they_should(tmp_path):
+    from imperiale_env.records.game_records import RecordError, game_from_record, replay_record
+
+    old = finished_record(6)  # no names, no seed: as earlier releases wrote them
+    assert "names" not in old and "names" not in replay_record(old)
+    for bad, text in ((["You"], "a list of 2 names"), (["You", ""], "1 to 1000 printable"),
+                      (["You", "a\nb"], "printable"), ("You", "a list of 2 names")):
+        with pytest.raises(RecordError, match=text):
+            game_from_record({**old, "names": bad})
+    with pytest.raises(RecordError, match="seed must be an integer from 0 to"):
+        game_from_record({**old, "seed": -1})

@@ -41,6 +41,11 @@ def test_a_whole_game_and_its_record(client):
     record = json.loads(download.data)
     summary = replay_record(record)
     assert summary["winner"] == state["winner"] and summary["final"]["imperiales"] == state["imperiales"]
+    me = state["seat"]
+    assert record["seed"] == 5 and record["names"][me] == "You" and record["names"][1 - me] == "heuristic"
+    assert summary["names"] == record["names"] and summary["seed"] == 5  # the replay says who played
+    frames = client.post("/api/replay", json=record).json["frames"]
+    assert frames[0]["names"] == record["names"]  # the web replay names the players as the record does
 
 
 def test_the_person_never_sees_a_bot_hand(client):

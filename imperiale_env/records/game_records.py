@@ -30,7 +30,7 @@ import json
 import os
 import stat
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,10 @@ from imperiale_env.reference.game import HAND_SIZE, POINTS_PER_IMPERIALE, Deal, 
 FORMAT = "imperiale-record/1"
 TALON_SIZE = 7
 
-_RECORD_KEYS = ("format", "rules", "players", "start", "deals")
+_RECORD_KEYS = ("format", "rules", "players", "names", "seed", "start", "deals")
+_RECORD_OPTIONAL = ("names", "seed")  # who sat where, and the game seed (records of earlier releases lack them)
+SEED_MAX = 2**63 - 1
+MAX_NAME = 1000
 _START_KEYS = ("dealer", "imperiales", "points")
 _DEAL_KEYS = ("dealer", "hands", "turned", "talon", "actions")
 _ACT_FIELDS = {"play": ("card",), "show": (), "hide": (), "point": ("suit",), "sink": ()}
@@ -58,12 +61,19 @@ class RecordError(ValueError):
 # ---------------------------------------------------------------------- writing
 
 
-def record_from_game(game: Game) -> dict[str, Any]:
-    """The record of ``game``: every deal it has started, a deal in progress with its actions so far."""
+def record_from_game(game: Game, names: Sequence[str] | None = None, seed: int | None = None) -> dict[str, Any]:
+    """The record of ``game``: every deal it has started, a deal in progress with its actions so far;
+    who sat where (``names``, one per seat: "You", an agent spec) and the game seed it was dealt
+    from, when the caller gives them, so that a replay can say who played and the game can be
+    dealt again (``Game(rules, seed)``)."""
+    who: dict[str, Any] = {} if names is None else {"names": _checked_names(list(names), game.players, "names")}
+    if seed is not None:
+        who["seed"] = _integer(seed, "seed", 0, SEED_MAX)
     return {
         "format": FORMAT,
         "rules": game.rules.to_dict(),
         "players": game.players,
+        **who,
         "start": {
             "dealer": int(game.start_dealer),
             "imperiales": [int(x) for x in game.start_imperiales],
@@ -100,14 +110,16 @@ def game_from_record(record: dict[str, Any]) -> Game:
 def replay_record(record: dict[str, Any]) -> dict[str, Any]:
     """A JSON-serialisable summary of the replay of ``record``.
 
-    ``{"deals": [{"dealer", "events", "score": {"imperiales", "points"}}], "final": {...},
-    "winner": seat or None}``: the score events of each deal in the order the engine logged
-    them, the score after each deal (so far, for an unfinished or game-ending deal), the
-    final score and the winner (``None`` while the game is unfinished).
+    ``{"names"?, "seed"?, "deals": [{"dealer", "events", "score": {"imperiales", "points"}}],
+    "final": {...}, "winner": seat or None}``: who played and the seed when the record says,
+    the score events of each deal in the order the engine logged them, the score after each
+    deal (so far, for an unfinished or game-ending deal), the final score and the winner
+    (``None`` while the game is unfinished).
     """
     game, scores = _replay(record)
     final = _score(game)
     return {
+        **{key: copy.deepcopy(record[key]) for key in _RECORD_OPTIONAL if key in record},
         "deals": [
             {
                 "dealer": int(state.deal.dealer),
@@ -243,6 +255,15 @@ def _check_keys(obj: Any, where: str, allowed: tuple[str, ...], optional: tuple[
         raise RecordError(f"{where} has unknown key(s) {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})")
 
 
+def _checked_names(names: Any, players: int, where: str) -> list[str]:
+    """One name a seat: a non-empty line of at most :data:`MAX_NAME` printable characters."""
+    if not isinstance(names, list) or len(names) != players or not all(
+            isinstance(n, str) and 0 < len(n) <= MAX_NAME and n.isprintable() for n in names):
+        raise RecordError(f"{where} must be a list of {players} names, one per seat, each 1 to {MAX_NAME} printable "
+                          f"characters, got {_written(names)}")
+    return names
+
+
 def _integer(value: Any, where: str, low: int, high: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise RecordError(f"{where} must be an integer from {low} to {high}, got {_written(value)}")
@@ -267,7 +288,7 @@ def _card(code: Any, where: str) -> int:
 
 def _parse_head(record: Any) -> tuple[Rules, int, list[int], list[int]]:
     """The rules and the starting score (dealer, impériales, points) of a record."""
-    _check_keys(record, "the record", _RECORD_KEYS)
+    _check_keys(record, "the record", _RECORD_KEYS, optional=_RECORD_OPTIONAL)
     if record["format"] != FORMAT:
         raise RecordError(f"format must be {FORMAT!r}, got {_written(record['format'])}")
     if not isinstance(record["rules"], dict) or not isinstance(record["rules"].get("preset"), str):
@@ -279,6 +300,10 @@ def _parse_head(record: Any) -> tuple[Rules, int, list[int], list[int]]:
     players = _integer(record["players"], "players", 2, 3)
     if players != rules.players:
         raise RecordError(f"players is {players} but the rules {_written(record['rules'])} are for {rules.players}")
+    if "names" in record:
+        _checked_names(record["names"], players, "names")
+    if "seed" in record:
+        _integer(record["seed"], "seed", 0, SEED_MAX)
     start = record["start"]
     _check_keys(start, "start", _START_KEYS)
     dealer = _integer(start["dealer"], "start.dealer", 0, players - 1)
