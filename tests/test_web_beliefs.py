@@ -95,8 +95,9 @@ def test_the_replay_shows_the_heat_map_with_its_legend(tmp_path):
         acting = record["deals"][0]["actions"][8]["player"]
         expect(page.locator("#belief-map")).to_have_attribute("data-player", str(acting))
         assert page.locator(".belief-grid").count() == 2  # the other hand and the talon
-        assert page.locator(".belief-grid caption").all_inner_texts() == [f"Player {1 - acting}'s hand",
-                                                                          "the talon"]
+        other = record["names"][1 - acting]  # the record names the seats: the replay calls them so
+        assert page.locator(".belief-grid caption").all_inner_texts() == [
+            "your hand" if other == "You" else f"{other}'s hand", "the talon"]
         assert page.locator(".belief-grid .belief-cell").count() == 2 * 36
         legend = page.locator("#belief-legend")
         expect(legend).to_be_visible()

@@ -440,14 +440,19 @@ function viridis(p) {
   return `rgb(${a.map((v, k) => Math.round(v + (b[k] - v) * f)).join(",")})`;
 }
 
-function placeName(place, names) { return place.seat === null ? "the talon" : `${names[place.seat]}'s hand`; }
+function placeName(place, names) {
+  if (place.seat === null) return "the talon";
+  return names[place.seat] === "You" ? "your hand" : `${names[place.seat]}'s hand`;
+}
 
 // One 4 x 9 grid a place (suits by rank), each unseen card coloured by its probability of lying there;
 // the cards the player knows are grey with a letter saying why.
 function beliefMap(b, names) {
   const box = el("div", { class: "belief-map", id: "belief-map", "data-player": b.player });
-  box.append(el("p", { class: "belief-title" },
-    `Where ${names[b.player]} believes the unseen cards are (the belief model, from ${names[b.player]}'s view only)`));
+  const you = names[b.player] === "You";
+  box.append(el("p", { class: "belief-title" }, you
+    ? "Where you believe the unseen cards are (the belief model, from your view only)"
+    : `Where ${names[b.player]} believes the unseen cards are (the belief model, from ${names[b.player]}'s view only)`));
   const grids = el("div", { class: "belief-grids" });
   b.places.forEach((place, k) => {
     const table = el("table", { class: "belief-grid", "data-place": place.seat === null ? "talon" : place.seat });
