@@ -61,7 +61,7 @@ from imperiale_env.records.narrate import (
     play_rule_text,
     trick_text,
 )
-from imperiale_env.reference.game import Decision, Game, deal_cards
+from imperiale_env.reference.game import DealState, Decision, Game, deal_cards
 from imperiale_env.reference.observe import observe
 
 InputFn = Callable[[str], str]
@@ -328,14 +328,25 @@ def play_game(
     status = "finished"
     announced = -1
 
+    told_events: dict[int, int] = {}  # deal index -> its score events told so far
+
+    def tell_new_events(st: DealState) -> None:
+        """Tell the score events of the deal ``st`` logged since the last call, as they happen."""
+        start = told_events.get(st.index, 0)
+        for sentence in explain_events(st.events[start:], rules, names, seat, st.deal.trump):
+            print_fn("  * " + sentence)
+        told_events[st.index] = len(st.events)
+
     def tell_deals(upto: int) -> None:
-        """Explain the score events of every deal before ``upto`` not told yet."""
+        """End every deal before ``upto`` not ended yet: its events not told yet (those of the last
+        trick), then the score."""
         nonlocal told_deals
         while told_deals < upto:
             st = game.history[told_deals]
             print_fn(f"--- End of deal {st.index + 1} ---")
-            sentences = explain_events(st.events, rules, names, seat, st.deal.trump)
-            for sentence in sentences or ["Nobody scored in this deal."]:
+            rest = explain_events(st.events[told_events.get(st.index, 0):], rules, names, seat, st.deal.trump)
+            told_events[st.index] = len(st.events)
+            for sentence in rest or ([] if st.events else ["Nobody scored in this deal."]):
                 print_fn("  " + sentence)
             # The score after this deal's last event: once the next deal has started, the game's
             # score holds that deal's turned honour too, which is told with that deal.
@@ -350,6 +361,7 @@ def play_game(
             announced = st.index
             print_fn(f"\n*** Deal {st.index + 1}: {words.verb(st.deal.dealer, 'deal')}; trump is "
                      f"{SUIT_NAMES[st.deal.trump]} ({card_code(st.deal.turned)}). ***")
+            tell_new_events(st)  # the turned honour, scored as the deal starts
 
     try:
         while game.decision is not None:
@@ -397,6 +409,8 @@ def play_game(
                 print_fn(f"Trick {played_before + 1}: {last_trick}.")
             if game.state is not before:
                 last_trick = None
+            elif before.events[told_events.get(before.index, 0):]:
+                tell_new_events(before)  # shown, declared, won the point: said when it happens, with why
             tell_deals(len(game.history) - (0 if game.decision is None else 1))
     except _Quit:
         status = "quit"

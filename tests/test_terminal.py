@@ -31,3 +31,30 @@ def test_a_whole_game_in_a_terminal_tells_each_trick():
     child.expect(["Save the record", pexpect.EOF])
     child.sendline("")
     child.expect(pexpect.EOF)
+
+
+def test_score_events_are_announced_in_the_deal_where_they_happen():
+    """The point won, an impériale shown, the turned honour: each told ("  * ...") as it happens,
+    before the deal's first trick when it comes before the play, not only at the deal's end."""
+    import io
+    import re
+
+    child = pexpect.spawn(sys.executable, ["-m", "imperiale_cli", "play", "--seed", "3", "--rules", "academie"],
+                          encoding="utf-8", timeout=120, dimensions=(50, 200))
+    child.logfile_read = transcript = io.StringIO()
+    while child.expect([r"\n> ", r"Final score: [^\r\n]+\r\n", pexpect.EOF]) == 0:
+        child.sendline("1")
+    child.sendline("")
+    child.expect(pexpect.EOF)
+    deals = re.split(r"\*\*\* Deal \d+:", transcript.getvalue().replace("\r", ""))[1:]
+    assert len(deals) >= 2
+    told_before_play = 0
+    for deal in deals:
+        before_play = deal.split("Trick 1:")[0]
+        point = [line for line in deal.splitlines() if "wins the point" in line]
+        if point:  # the point is decided before the first trick in academie: told then
+            assert point[0].startswith("  * ") and point[0] in before_play, deal[:2000]
+            told_before_play += 1
+        end = deal.split("--- End of deal")[1] if "--- End of deal" in deal else ""
+        assert "wins the point" not in end  # told once, when it happened
+    assert told_before_play >= 1
