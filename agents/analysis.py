@@ -310,12 +310,18 @@ class AnalysisStopped(RuntimeError):
 
 def analyse_record(record: dict[str, Any], samples: int = DEFAULT_SAMPLES, seed: int = 0,
                    horizon: int | None = None, stop: Callable[[], bool] | None = None,
-                   belief: BeliefNet | None = None) -> dict[str, Any]:
+                   belief: BeliefNet | None = None,
+                   progress: Callable[[int, int, int], None] | None = None) -> dict[str, Any]:
     """The annotated record of ``record`` (see docs/records.md#annotated for every field).
     ``stop``: asked before each decision is valued; when it answers true the analysis ends with
     :class:`AnalysisStopped` (a server's time limit, a client gone).  ``belief``: a belief model;
-    each decision then carries ``"belief"``, the acting player's (from his observation only)."""
+    each decision then carries ``"belief"``, the acting player's (from his observation only).
+    ``progress(done, total, deal)``: told before the first decision is valued and after each one
+    (decisions valued so far, of how many, in which deal), for a progress bar."""
     played, points_by_deal, plans = _walk(record)
+    total, done = sum(len(points) for points in points_by_deal), 0
+    if progress is not None:
+        progress(0, total, 0)
     rules = played.rules
     P = rules.players
     horizon = default_horizon(P) if horizon is None else horizon
@@ -366,6 +372,9 @@ def analyse_record(record: dict[str, Any], samples: int = DEFAULT_SAMPLES, seed:
                 **judged,
                 **({} if belief is None else {"belief": decision_belief(belief, pt.obs, p)}),
             })
+            done += 1
+            if progress is not None:
+                progress(done, total, d)
         for j in JUDGES:
             for q in range(P):
                 game_loss[j][q] += deal_loss[j][q]

@@ -398,8 +398,24 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
             belief = load_belief(rules, belief_file)
         except BeliefFileError as exc:
             raise InputError(str(exc)) from None
-    analysis = analyse_record(records[0], samples=args.samples, seed=args.seed, horizon=args.horizon,
-                              belief=belief)
+    bar = None
+    if not args.no_progress:
+        from tqdm import tqdm
+
+        bar = tqdm(unit="decision", desc="analysing", dynamic_ncols=True)
+
+    def progress(done: int, total: int, deal: int) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.set_postfix_str(f"deal {deal + 1}", refresh=False)
+            bar.update(done - bar.n)
+
+    try:
+        analysis = analyse_record(records[0], samples=args.samples, seed=args.seed, horizon=args.horizon,
+                                  belief=belief, progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
     print(report_text(analysis))
     if out is not None:
         from imperiale_env.core.atomic import write_atomic
@@ -552,6 +568,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--horizon", type=int, metavar="K",
                          help="value cards only with at most K tricks left (default 12 with two players, 6 with three)")
     analyse.add_argument("--out", metavar="FILE", help="write the annotated record (JSON) to FILE (a new file)")
+    analyse.add_argument("--no-progress", action="store_true",
+                         help="no progress bar (decisions valued, of how many, the deal) on stderr")
     analyse.add_argument("--beliefs", action="store_true",
                          help="at each decision, the belief model's probability of each card the acting player has "
                          "not seen lying in each other hand or the talon (from his observation only)")

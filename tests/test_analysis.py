@@ -167,6 +167,24 @@ def test_cli_validates_before_work_and_never_overwrites(tmp_path, capsys):
     assert "lacks" in capsys.readouterr().err
 
 
+def test_the_analysis_tells_its_progress_from_the_start(tmp_path, capsys):
+    """Progress is told before the first decision is valued (the first seconds of a long analysis
+    are never silent), then after each one, up to every decision of the record."""
+    record = one_deal_record(heuristic_deal("academie", 3).game)
+    calls = []
+    analysis = analyse_record(record, samples=1, horizon=1, progress=lambda *a: calls.append(a))
+    total = sum(len(d["decisions"]) for d in analysis["deals"])
+    assert calls[0] == (0, total, 0) and calls[-1][:2] == (total, total)
+    assert [c[0] for c in calls] == list(range(total + 1))
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(record))
+    assert main(["analyse", str(path), "--samples", "1", "--horizon", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "analysing" in err and f"{total}/{total}" in err and "decision" in err, err
+    assert main(["analyse", str(path), "--samples", "1", "--horizon", "1", "--no-progress"]) == 0
+    assert "analysing" not in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------- the belief model's view (issue 23)
 
 
