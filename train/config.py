@@ -437,13 +437,17 @@ def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
+def mlp_parameters(sizes: tuple[int, ...] | list[int]) -> int:
+    """Weights and biases of a multilayer perceptron of layer widths ``sizes`` (input first)."""
+    return sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
+
+
 def policy_parameters(hidden: tuple[int, ...]) -> int:
     """Weights and biases of the policy network of layer widths ``hidden`` (features in, actions out)."""
     from imperiale_env.core.actions import NUM_ACTIONS
     from imperiale_env.kernels.features import FEATURE_SIZE
 
-    sizes = (FEATURE_SIZE, *hidden, NUM_ACTIONS)
-    return sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
+    return mlp_parameters((FEATURE_SIZE, *hidden, NUM_ACTIONS))
 
 
 def memory_estimate(cfg: TrainConfig) -> dict[str, int]:
@@ -462,12 +466,9 @@ def memory_estimate(cfg: TrainConfig) -> dict[str, int]:
     if cfg.critic == "perfect":
         per_decision += 2 * HIDDEN_HANDS_SIZE * 4
 
-    def mlp(sizes: list[int]) -> int:
-        return sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
-
-    actor = mlp([FEATURE_SIZE, *cfg.hidden, NUM_ACTIONS])
+    actor = policy_parameters(cfg.hidden)
     width = cfg.hidden[-1]
-    critic = mlp([width + HIDDEN_HANDS_SIZE, width, 1]) if cfg.critic == "perfect" else width + 1
+    critic = mlp_parameters([width + HIDDEN_HANDS_SIZE, width, 1]) if cfg.critic == "perfect" else width + 1
     minibatch = -(-decisions // cfg.num_minibatches)
     # Imitation labels: at most 12 cards per player and a few declarations a deal; each label is an
     # observation, a mask, the card values and the other hands (perfect critic), held three times at

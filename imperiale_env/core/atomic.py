@@ -83,10 +83,10 @@ def _umask() -> int:
     return mask
 
 
-def append_whole(path: str | os.PathLike[str], data: bytes, what: str = "file") -> int:
+def append_whole(path: str | os.PathLike[str], data: bytes, what: str = "file") -> None:
     """Append ``data`` to ``path`` (created if missing) whole or not at all: if a write or the
     fsync fails (a full disk, a file system turned read-only) the file is cut back to its size
-    before and :class:`WriteError` says so.  ``data`` is written as given; the size before."""
+    before and :class:`WriteError` says so.  ``data`` is written as given."""
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
     except OSError as exc:
@@ -105,7 +105,6 @@ def append_whole(path: str | os.PathLike[str], data: bytes, what: str = "file") 
             except OSError:
                 kept = f"the file may end in part of a line (its first {size} bytes are as they were)"
             raise _append_error(path, what, exc, kept) from None
-        return size
     finally:
         os.close(fd)
 

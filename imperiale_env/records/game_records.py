@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from imperiale_env.core.actions import action_from_record, action_to_record
-from imperiale_env.core.atomic import write_atomic
+from imperiale_env.core.atomic import append_whole, write_atomic
 from imperiale_env.core.cards import card_code, deck, parse_card
+from imperiale_env.core.inputs import SEED_LIMIT, InputError, input_file
 from imperiale_env.core.rules import Rules, RulesError
 from imperiale_env.reference.game import HAND_SIZE, POINTS_PER_IMPERIALE, Deal, Decision, Game
 
@@ -45,7 +46,6 @@ TALON_SIZE = 7
 
 _RECORD_KEYS = ("format", "rules", "players", "names", "seed", "start", "deals")
 _RECORD_OPTIONAL = ("names", "seed")  # who sat where, and the game seed (records of earlier releases lack them)
-SEED_MAX = 2**63 - 1
 MAX_NAME = 1000
 _START_KEYS = ("dealer", "imperiales", "points")
 _DEAL_KEYS = ("dealer", "hands", "turned", "talon", "actions")
@@ -68,7 +68,7 @@ def record_from_game(game: Game, names: Sequence[str] | None = None, seed: int |
     dealt again (``Game(rules, seed)``)."""
     who: dict[str, Any] = {} if names is None else {"names": _checked_names(list(names), game.players, "names")}
     if seed is not None:
-        who["seed"] = _integer(seed, "seed", 0, SEED_MAX)
+        who["seed"] = _integer(seed, "seed", 0, SEED_LIMIT - 1)
     return {
         "format": FORMAT,
         "rules": game.rules.to_dict(),
@@ -303,7 +303,7 @@ def _parse_head(record: Any) -> tuple[Rules, int, list[int], list[int]]:
     if "names" in record:
         _checked_names(record["names"], players, "names")
     if "seed" in record:
-        _integer(record["seed"], "seed", 0, SEED_MAX)
+        _integer(record["seed"], "seed", 0, SEED_LIMIT - 1)
     start = record["start"]
     _check_keys(start, "start", _START_KEYS)
     dealer = _integer(start["dealer"], "start.dealer", 0, players - 1)
@@ -406,8 +406,6 @@ def load_records(path: str | os.PathLike[str], *, follow_links: bool = True) -> 
     ``follow_links=False`` a symbolic link is refused, checked on the opened file itself (the web
     table's records folder: a link could lead out of it, or be swapped in after a check).
     """
-    from imperiale_env.core.inputs import InputError, input_file
-
     try:
         path = input_file(path, "record file")
     except InputError as exc:
@@ -506,8 +504,6 @@ def append_records(path: str | os.PathLike[str], records: list[dict[str, Any]]) 
     an earlier interrupted write (no newline, not a JSON object) is moved to a side file
     (``PATH.cut``, ``PATH.cut.1``...) with a warning naming it, so that the file reads again.
     """
-    from imperiale_env.core.atomic import append_whole
-
     path = Path(path)
     if _kind(path) != ".jsonl":
         raise RecordError(f"{path}: records are appended to a .jsonl file only")
