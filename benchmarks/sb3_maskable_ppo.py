@@ -86,16 +86,32 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
     parser.add_argument("--deals", type=int, default=300, help="duplicate pairs of single deals per opponent")
     parser.add_argument("--eval-seed", type=int, default=11)
-    parser.add_argument("--out", help="save the model to this new .zip file")
+    parser.add_argument("--out", help="save the model to this new .zip file (an existing one is refused)")
     args = parser.parse_args()
+    for name, value, low in (("--timesteps", args.timesteps, 1), ("--minutes", args.minutes, 1e-3),
+                             ("--threads", args.threads, 1), ("--deals", args.deals, 2)):
+        if not value >= low:  # NaN too
+            parser.error(f"{name} must be at least {low}, got {value}")
+    for name, value in (("--seed", args.seed), ("--eval-seed", args.eval_seed)):
+        if not 0 <= value < 2**32:
+            parser.error(f"{name} must be from 0 to 2**32 - 1, got {value}")
+    out = None
+    if args.out:  # checked before ten minutes of training: an existing file is never replaced
+        from imperiale_env.core.inputs import InputError, output_file
+
+        try:
+            out = output_file(args.out if args.out.endswith(".zip") else args.out + ".zip", "--out file",
+                              may_exist=False)
+        except InputError as exc:
+            parser.error(str(exc))
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
     model = train(args.obs_type, args.timesteps, args.seed, minutes=args.minutes)
     seconds, steps = time.perf_counter() - start, model.num_timesteps
     print(f"MaskablePPO on {args.obs_type}: {steps:,} steps in {seconds:.0f} s ({steps / seconds:.0f} steps/s, "
           f"{args.threads} torch threads), seed {args.seed}")
-    if args.out:
-        model.save(args.out)
+    if out is not None:
+        model.save(out)
     rates = evaluate(MaskablePPOAgent(model, args.obs_type), make_rules(RULES), ("random", "heuristic"),
                      groups=args.deals, seed=args.eval_seed, single_deal=True)
     for opponent, r in rates.items():

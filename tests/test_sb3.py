@@ -48,3 +48,14 @@ def test_maskable_ppo_trains_legally_and_plays_in_the_tournament(obs_type):
     rates = evaluate(recipe.MaskablePPOAgent(model, obs_type), make_rules("academie"), ("random",), groups=2,
                      seed=1, single_deal=True)  # the tournament refuses an illegal action
     assert rates["random"]["games"] == 4
+
+
+def test_the_recipe_refuses_an_existing_model_file_before_training(tmp_path):
+    import subprocess
+
+    taken = tmp_path / "model.zip"
+    taken.write_bytes(b"mine")
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "sb3_maskable_ppo.py"), "--out",
+                           str(tmp_path / "model"), "--minutes", "10"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "exists already; it is not overwritten" in done.stderr, done.stderr
+    assert taken.read_bytes() == b"mine"
