@@ -57,6 +57,7 @@ from imperiale_env.records.game_records import (
 from imperiale_env.records.narrate import (
     Words,
     decision_note,
+    decision_rule_text,
     explain_events,
     play_rule_text,
     trick_text,
@@ -84,21 +85,6 @@ def seat_names(players: int, human: int, bot: str | None = None) -> list[str]:
     return ["You" if p == human else bot if players == 2 else f"{bot} (seat {p})" for p in range(players)]
 
 
-# ---------------------------------------------------------------------- the rule that applies
-
-
-def point_rule(rules: Rules) -> str:
-    tie = "a tie goes to the elder" if rules.point_tie == "priority" else "a full tie is split"
-    return (f"Declare one suit you hold, or sink (declare nothing; a sunk point never wins). The longest "
-            f"suit wins, then the higher total (A 11, K Q J 10, the others their number); {tie}. "
-            f"The winner scores {rules.point_points} points and shows the cards of that suit.")
-
-
-def question_rule() -> str:
-    return ("Show it to score it now (it is revealed to everyone); hide it to keep your hand secret "
-            "(a hidden impériale is never scored later).")
-
-
 def help_text(game: Game, human: int) -> str:
     """The commands, and the rule that applies to the pending decision."""
     d = game.decision
@@ -114,12 +100,7 @@ def help_text(game: Game, human: int) -> str:
         "Trick order: K Q J A 10 9 8 7 (6) - the Ace ranks below the Jack in play.",
     ]
     if d is not None and d.player == human:
-        if d.kind == "play":
-            lines.append("Now: " + play_rule_text(game, human))
-        elif d.kind == "point":
-            lines.append("Now: " + point_rule(game.rules))
-        else:
-            lines.append("Now: " + question_rule())
+        lines.append("Now: " + decision_rule_text(game, human))
     return "\n".join(lines)
 
 

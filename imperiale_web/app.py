@@ -179,7 +179,7 @@ def _record_routes(app: Flask, folder: Path | None) -> None:
         seed = _int_field(data, "seed", 0, 0, 2**63 - 1)
         replay_frames(data["record"])  # a bad record is a 400 before anything streams
         check_work(data["record"], samples)
-        return Response(stream_analysis(data["record"], samples, seed, horizon), mimetype="application/json")
+        return Response(stream_analysis(data["record"], samples, seed, horizon), mimetype="application/x-ndjson")
 
     @app.get("/api/records")
     def record_list():

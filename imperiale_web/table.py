@@ -24,7 +24,7 @@ from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.rules import PRESET_NAMES, RulesError, make_rules
 from imperiale_env.envs.render_text import QUESTION_WORDS, SUIT_NAMES
 from imperiale_env.records.game_records import record_from_game
-from imperiale_env.records.narrate import explain_events, why_trick_won
+from imperiale_env.records.narrate import decision_rule_text, explain_events, why_trick_won
 from imperiale_env.reference.game import Decision, Game
 from imperiale_env.reference.twin import Twin
 
@@ -99,6 +99,8 @@ def table_state(game: Game, names: list[str], *, viewer: int | None) -> dict[str
     seen = viewer is None or d is None or d.player == viewer
     if seen:
         out["decision"] = decision_view(d, None if d is None else s.hands[d.player])
+        if d is not None and viewer is not None:  # the rule behind the person's own decision
+            out["decision"]["why"] = decision_rule_text(game, viewer)
     else:  # another seat's turn: its legal moves and question would tell its cards
         out["decision"] = {"player": d.player, "kind": d.kind}
     out["played"] = _played_by_suit(s.actions)
@@ -163,7 +165,9 @@ class Table:
         self.twin = Twin.new(self.rules, self.seed)
         self.rng = np.random.default_rng(self.seed)
         self.resigned = False
+        self.told: dict[int, int] = {}  # deal index -> its score events told to the person so far
         self.bots_act()
+        self.news = self.new_events()
 
     @property
     def finished(self) -> bool:
@@ -173,6 +177,18 @@ class Table:
     @property
     def game(self) -> Game:
         return self.twin.game
+
+    def new_events(self) -> list[dict[str, Any]]:
+        """The score events logged since the last call, in words, with the deal they belong to: what
+        the person's last move (and the bots' answers to it) scored, told at the moment it happens."""
+        news = []
+        for st in self.game.history:
+            start = self.told.get(st.index, 0)
+            if start < len(st.events):
+                for text in words_of_events(st.events[start:], self.game, self.names, self.seat, st.deal.trump):
+                    news.append({"deal": st.index, "text": text})
+                self.told[st.index] = len(st.events)
+        return news
 
     def bots_act(self) -> None:
         """The bots play until it is the person's turn or the game is over."""
@@ -185,6 +201,7 @@ class Table:
         if self.game.decision is None:
             raise TableError("the game is over already", 409)
         self.resigned = True
+        self.news = []
 
     def play(self, action: Any) -> None:
         """The person's move, ``{"act": ..., ...}`` as in records; refused unless legal now."""
@@ -202,11 +219,12 @@ class Table:
             raise TableError(f"{act.describe(a)} is not legal now (legal: {legal})", 422)
         self.twin.step(a)
         self.bots_act()
+        self.news = self.new_events()
 
     def view(self) -> dict[str, Any]:
         out = table_state(self.game, self.names, viewer=self.seat)
         out.update({"seat": self.seat, "opponent": self.opponent, "seed": self.seed if self.finished else None,
-                    "resigned": self.resigned, "finished": self.finished,
+                    "resigned": self.resigned, "finished": self.finished, "news": self.news,
                     "deals_history": [words_of_events(st.events, self.game, self.names, self.seat, st.deal.trump)
                                       for st in self.game.history[:-1]]})
         return out

@@ -127,7 +127,13 @@ def test_analysis_and_its_bounds(client):
     record["deals"] = record["deals"][:1]
     record["deals"][0]["actions"] = record["deals"][0]["actions"][:3]
     answer = client.post("/api/analyse", json={"record": record, "samples": 2, "horizon": 1})
-    assert answer.status_code == 200 and answer.json["format"] == "imperiale-analysis/1"
+    assert answer.status_code == 200 and answer.mimetype == "application/x-ndjson"
+    *progress, analysis = [json.loads(line) for line in answer.get_data(as_text=True).splitlines()]
+    assert analysis["format"] == "imperiale-analysis/1"
+    # told from the start: a progress line first, counting the decisions of the record
+    assert progress and progress[0]["progress"]["done"] == 0
+    counted = [p["progress"] for p in progress if p["progress"]["total"] is not None]
+    assert all(0 <= p["done"] <= p["total"] for p in counted)
     for bad in ({"samples": 0}, {"samples": 10_000}, {"horizon": 13}, {"seed": "x"}):
         answer = client.post("/api/analyse", json={"record": record, **bad})
         assert answer.status_code == 400, bad
@@ -226,3 +232,27 @@ def test_serve_command_binds_localhost_and_refuses_a_busy_port(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "imperiale_cli", "serve", "--port", "70000"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--port must be from 1 to 65535" in bad.stderr
+
+
+@pytest.mark.parametrize("preset, seed", [("academie", 0), ("academie3", 1), ("foster", 2), ("imperijal", 3)])
+def test_each_score_event_is_told_once_when_it_happens(preset, seed):
+    """The answers' ``news`` over a whole game are every deal's score events in words, in order, each
+    told once, in the answer to the move that made it; the person's decisions carry the rule behind them."""
+    from imperiale_env.records.narrate import decision_rule_text
+    from imperiale_web.table import Table, words_of_events
+
+    table = Table(preset, "heuristic", seed=seed)
+    told = list(table.view()["news"])
+    while not table.finished:
+        view = table.view()
+        assert view["decision"]["why"] == decision_rule_text(table.game, table.seat)
+        before = sum(len(st.events) for st in table.game.history)
+        table.play(view["decision"]["legal"][0])
+        after = sum(len(st.events) for st in table.game.history)
+        news = table.view()["news"]
+        assert bool(news) == (after > before)  # told at once, and only when something was scored
+        told += news
+    game = table.game
+    every = [{"deal": st.index, "text": text} for st in game.history
+             for text in words_of_events(st.events, game, table.names, table.seat, st.deal.trump)]
+    assert told == every and every

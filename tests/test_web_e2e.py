@@ -113,12 +113,53 @@ def test_a_whole_game_in_every_preset_leaks_nothing(page, server, records, prese
     for answer in live:
         text = json.dumps(answer)
         assert seed not in text and answer["state"]["seed"] is None
-        state = dict(answer["state"], last_deal_events=None, deals_history=None)
+        state = dict(answer["state"], last_deal_events=None, deals_history=None,
+                     news=[n for n in answer["state"]["news"] if n["deal"] == answer["state"]["deal"]])
         if state["tricks_played"] == 0:  # the last trick shown is of the deal before: the same deck, other hands
             state["last_trick"] = None
         text = json.dumps(state)
         leaked = {c for c in unplayed_bot_cards(record, answer["state"]) if f'"{c}"' in text}
         assert not leaked, f"the page received the bot's cards {leaked}"
+
+
+def test_the_page_explains_the_rules_and_each_decision(page, server):
+    page.goto(server)
+    expect(page.locator("#hint")).to_be_visible()  # a first visit
+    page.click("#rules-open")
+    rules = page.locator("#rules")
+    expect(rules).to_be_visible()
+    assert "the Ace ranks below the Jack" in page.locator("#rules-ranks").inner_text()
+    assert "show or hide" in rules.inner_text() and "sink" in rules.inner_text()
+    page.click("#rules-close")
+    expect(rules).to_be_hidden()
+    start_game(page, server, seed="21", opponent="heuristic")
+    expect(page.locator("#hint")).to_be_hidden()  # play has started: the welcome closed itself
+    kinds = set()
+    for _ in range(60):  # the point, and cards that must follow suit
+        why = page.locator("#why").inner_text()
+        state = json.loads([r for url, r in page.answers if r.request.method == "POST"][-1].text())["state"]
+        kind = state["decision"]["kind"]
+        kinds.add(kind)
+        assert why.startswith("Now: ") and why[5:] == state["decision"]["why"]
+        if kind == "point":
+            assert "longest suit wins" in why
+        elif kind == "question":
+            assert "hide it to keep your hand secret" in why
+        else:
+            assert re.search(r"You lead|follow suit|You have no", why)
+        take_turn(page)
+        if {"point", "play"} <= kinds and page.locator("#news").count():
+            break
+    assert {"point", "play"} <= kinds
+    # the score events of the last move are told as they happen, in the words of the deal's events
+    news = page.locator("#news .news-line")
+    assert news.count() >= 1
+    state = json.loads([r for url, r in page.answers if r.request.method == "POST"][-1].text())["state"]
+    events = page.locator("#events").inner_text()
+    for i in range(news.count()):
+        line = news.nth(i)
+        if int(line.get_attribute("data-deal")) == state["deal"]:
+            assert line.inner_text() in events
 
 
 def test_a_double_click_sends_one_move(page, server):
@@ -199,7 +240,10 @@ def test_a_record_is_analysed_at_full_depth(page, server, records, tmp_path):
     page.fill("#samples", "2")
     with page.expect_response(re.compile(r"/api/analyse$"), timeout=120_000) as info:
         page.click("#analyse")
-    analysis = json.loads(info.value.text())
+        # the analysis tells how far along it is from its start (a progress line every half second)
+        expect(page.locator("#analysis-status")).to_contain_text("decisions valued", timeout=2_000)
+    analysis = json.loads(info.value.text().strip().splitlines()[-1])
+    expect(page.locator("#analysis-progress")).to_be_hidden()
     expect(page.locator("#value-chart")).to_be_visible()
     plays = [d for d in analysis["deals"][0]["decisions"] if d["kind"] == "play"]
     assert plays and all(d["solver"] is not None for d in plays)  # every card valued, the first trick too

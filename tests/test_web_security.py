@@ -137,5 +137,6 @@ def test_an_analysis_stops_when_its_time_is_up():
     record = json.loads(client.get(f"/api/games/{game['id']}/record").data)
     with pytest.raises(AnalysisStopped):
         analyse_record(record, samples=1, stop=lambda: True)
-    answer = json.loads("".join(stream_analysis(record, 1, 0, None, time_limit=0.0)))
+    lines = list(stream_analysis(record, 1, 0, None, time_limit=0.0))
+    answer = json.loads(lines[-1])
     assert "longer than the server's limit of 0 s" in answer["error"]

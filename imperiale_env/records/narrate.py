@@ -7,7 +7,9 @@ spoken to in the second person (``You win the point``), the others in the third.
 terminal game, the web table, the environments' table (:mod:`imperiale_env.envs.render_text`) and the
 human agent all tell events through it; :func:`trick_text` and :func:`decision_note` tell a
 trick and a declaration as the terminal game and ``imperiale replay`` print them, and
-:func:`play_rule_text` the rule that makes a player's cards the legal ones.
+:func:`play_rule_text` the rule that makes a player's cards the legal ones
+(:func:`decision_rule_text` the rule behind any decision: the terminal's ``help`` and the web
+table's "Now:" line).
 """
 
 from __future__ import annotations
@@ -257,3 +259,27 @@ def play_rule_text(game: Game, p: int) -> str:
     if any(suit_of(c) == trump for c in s.hands[p]):
         return f"You have no {lname}: any card may be played."
     return f"You have no {lname} and no trumps: any card may be played."
+
+
+def point_rule_text(rules: Rules) -> str:
+    """How the point is declared and won under ``rules``."""
+    tie = "a tie goes to the elder" if rules.point_tie == "priority" else "a full tie is split"
+    return (f"Declare one suit you hold, or sink (declare nothing; a sunk point never wins). The longest "
+            f"suit wins, then the higher total (A 11, K Q J 10, the others their number); {tie}. "
+            f"The winner scores {rules.point_points} points and shows the cards of that suit.")
+
+
+QUESTION_RULE = ("Show it to score it now (it is revealed to everyone); hide it to keep your hand secret "
+                 "(a hidden impériale is never scored later).")
+
+
+def decision_rule_text(game: Game, p: int) -> str:
+    """The rule behind ``p``'s pending decision, told to ``p``: which cards he may play and why, how the
+    point is won, or what showing a declaration costs and gives."""
+    d = game.decision
+    assert d is not None and d.player == p
+    if d.kind == "play":
+        return play_rule_text(game, p)
+    if d.kind == "point":
+        return point_rule_text(game.rules)
+    return QUESTION_RULE

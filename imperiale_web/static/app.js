@@ -163,6 +163,7 @@ function drawPlay(state) {
   const d = state.decision;
   const mine = d && d.player === me;
   const legalCards = new Set(mine && d.kind === "play" ? d.legal.map((a) => a.card) : []);
+  if (state.news && state.news.length) root.append(newsBlock(state));
   if (mine && d.kind !== "play") root.append(questionBlock(d));
   if (state.resigned) {
     root.append(el("div", { class: "over", id: "game-over" }, "You resigned: the game is over. Save the record to replay it."));
@@ -171,7 +172,7 @@ function drawPlay(state) {
     root.append(el("div", { class: "over", id: "game-over" },
       w === null ? "The game is over." : (w === me ? "You win the game!" : `${state.names[w]} wins the game.`)));
   } else if (mine && d.kind === "play") {
-    root.append(el("div", { class: "prompt" }, "Your turn: play a highlighted card."));
+    root.append(el("div", { class: "prompt" }, "Your turn: play a highlighted card.", whyLine(d)));
   }
   const hand = el("div", { class: "hand mine", id: "my-hand" });
   for (const code of state.hands[me] || [])
@@ -184,6 +185,18 @@ function drawPlay(state) {
   dl.hidden = !state.finished;
   dl.href = `/api/games/${gameId}/record`;
   $("resign").hidden = state.finished;
+}
+
+// The rule behind the decision in front of the person (the terminal's "Now:" line in `help`).
+function whyLine(d) {
+  return d.why ? el("p", { class: "why", id: "why" }, el("b", {}, "Now: "), d.why) : null;
+}
+
+// The score events the last move made (the person's and the bots' answers), told when they happen.
+function newsBlock(s) {
+  const box = el("div", { class: "news", id: "news", role: "status" }, el("b", {}, "Just scored"));
+  for (const n of s.news) box.append(el("p", { class: "news-line", "data-deal": n.deal }, n.deal === s.deal ? n.text : `(deal ${n.deal + 1}) ${n.text}`));
+  return box;
 }
 
 function questionBlock(d) {
@@ -203,6 +216,7 @@ function questionBlock(d) {
     }
     box.append(row);
   }
+  box.append(whyLine(d));
   return box;
 }
 
@@ -232,6 +246,7 @@ async function newGame(ev) {
     const data = await thinking(() => api("POST", "/api/games", body));
     gameId = data.id;
     localStorage.setItem("imperiale-visited", "1");
+    $("hint").hidden = true;  // play has started: the welcome has done its work
     showMessage("");
     drawPlay(data.state);
   } catch (e) {
@@ -524,17 +539,58 @@ async function drawMyBeliefs() {
   }
 }
 
+// The server streams the analysis as JSON lines: progress while it runs, the annotated record last.
+async function streamedAnalysis(body, onProgress) {
+  let answer;
+  try {
+    answer = await fetch("/api/analyse", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  } catch (e) {
+    throw new Error("the server cannot be reached: is `imperiale serve` still running?");
+  }
+  if (!answer.ok) {
+    const data = await answer.json().catch(() => ({}));
+    throw new Error(data.error || STATUS_WORDS[answer.status] || `the server answered ${answer.status}`);
+  }
+  const reader = answer.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "", last = null;
+  for (;;) {
+    const { done, value } = await reader.read();
+    buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+    const lines = buffer.split("\n");
+    buffer = lines.pop();
+    for (const line of lines.filter((l) => l.trim())) {
+      const data = JSON.parse(line);
+      if (data.progress) onProgress(data.progress); else last = data;
+    }
+    if (done) break;
+  }
+  if (!last) throw new Error("the analysis ended without an answer (the server stopped?)");
+  if (last.error) throw new Error(last.error);
+  return last;
+}
+
+function showAnalysisProgress(p) {
+  const bar = $("analysis-progress");
+  bar.hidden = false;
+  if (p.total === null) { bar.removeAttribute("value"); $("analysis-status").textContent = "Analysing: reading the record…"; return; }
+  bar.max = Math.max(p.total, 1);
+  bar.value = p.done;
+  $("analysis-status").textContent = `Analysing: ${p.done} of ${p.total} decisions valued (deal ${p.deal + 1})`;
+}
+
 async function runAnalysis() {
   if (!replay) return;
   const button = $("analyse");
   button.disabled = true;
   button.textContent = "Analysing…";
+  showAnalysisProgress({ done: 0, total: null, deal: 0 });
   try {
     // Full depth (every trick valued) unless a horizon is asked for.
     const body = { record: replay.record, samples: Number($("samples").value) };
     const horizon = $("horizon").value.trim();
     if (horizon) body.horizon = Number(horizon);
-    analysis = await api("POST", "/api/analyse", body);
+    analysis = await streamedAnalysis(body, showAnalysisProgress);
     showMessage("");
     drawReplay();
   } catch (e) {
@@ -542,6 +598,8 @@ async function runAnalysis() {
   } finally {
     button.disabled = false;
     button.textContent = "Analyse";
+    $("analysis-progress").hidden = true;
+    $("analysis-status").textContent = "";
   }
 }
 
@@ -573,6 +631,8 @@ async function init() {
   $("my-beliefs").addEventListener("change", drawMyBeliefs);
   $("hint").hidden = localStorage.getItem("imperiale-visited") === "1";
   $("hint-close").addEventListener("click", () => { localStorage.setItem("imperiale-visited", "1"); $("hint").hidden = true; });
+  $("rules-open").addEventListener("click", () => $("rules").showModal());
+  $("rules-close").addEventListener("click", () => $("rules").close());
   $("first").addEventListener("click", () => { at = 0; drawReplay(); });
   $("back").addEventListener("click", () => { at -= 1; drawReplay(); });
   $("forward").addEventListener("click", () => { at += 1; drawReplay(); });
