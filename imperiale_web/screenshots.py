@@ -1,8 +1,10 @@
 """``python -m imperiale_web.screenshots [DOCS]``: the pictures of the web table in docs/, regenerated.
 
 The table is served on a free localhost port and driven by the system's Chromium (Playwright), with
-fixed seeds, so the same pictures come back: ``web_table.png`` (a game in progress, the last trick
-with its reason), ``web_hint.png`` (the first visit), ``web_analysis.png`` (a deal analysed at full
+fixed seeds, so the same pictures come back: ``web_hint.png`` (the first visit), ``web_question.png``
+(the person's first question, with the rule behind it), ``web_table.png`` (a game in progress, the
+last trick with its reason), ``web_news.png`` (the first deal's scores told as its last trick ends), ``web_end.png``
+(the game over), ``web_analysis.png`` (a deal analysed at full
 depth, its value chart) and ``web_beliefs.png`` (the belief model's heat map at a decision of the replay).
 """
 
@@ -24,6 +26,8 @@ from imperiale_web.app import create_app
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+SHOTS = ("web_hint.png", "web_question.png", "web_table.png", "web_news.png", "web_end.png", "web_analysis.png",
+         "web_beliefs.png")
 
 
 def _record(records: Path, seed: int) -> Path:
@@ -70,10 +74,19 @@ def _shots(page, url: str, records: Path, docs: Path) -> None:
     page.fill("#opponent", "heuristic")
     page.fill("#seed", "21")
     page.click("#start")
-    for _ in range(14):
-        page.locator("#my-hand .card").first.wait_for()
+    page.locator("#my-hand .card").first.wait_for()
+    while not page.locator("#question").count():
+        assert take_turn(page), "the game ended before the person was asked a question"
+    page.screenshot(path=str(docs / "web_question.png"), full_page=True)
+    for _ in range(8):
         take_turn(page)
     page.screenshot(path=str(docs / "web_table.png"), full_page=True)
+    while not page.locator('#news .news-line[data-deal="0"]').count():  # the first deal's end, told at once
+        assert take_turn(page), "the game ended before the first deal's end was told"
+    page.screenshot(path=str(docs / "web_news.png"), full_page=True)
+    while take_turn(page):
+        pass
+    page.screenshot(path=str(docs / "web_end.png"), full_page=True)
     page.click("#tab-replay")
     page.set_input_files("#record-file", str(_record(records, 31)))
     page.fill("#samples", "2")
@@ -115,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     docs.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="imperiale-shots-") as tmp, served_page(tmp) as (page, url):
         _shots(page, url, Path(tmp), docs)
-    print(f"imperiale: web_hint.png, web_table.png, web_analysis.png, web_beliefs.png written to {docs}")
+    print(f"imperiale: {', '.join(SHOTS)} written to {docs}")
     return 0
 
 
