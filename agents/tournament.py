@@ -490,10 +490,14 @@ class TournamentResult:
             f"Rules `{self.rules.preset}` ({mode}), seed {self.seed}, {self.groups} duplicate seed groups per "
             f"lineup ({self.rules.players} games each, seats rotated), {self.seconds:.1f} s.",
             "",
-            "| A | B | games | A game win % | 95% CI (paired) | 95% CI (Wilson) | deals | A deal win % "
-            "| 95% CI (paired) | A margin imp./deal | 95% CI |",
-            "|---|---|---:|---:|---|---|---:|---:|---|---:|---|",
         ]
+        if self.single_deal:  # a game is one deal: the game columns would repeat the deal columns
+            lines += ["| A | B | deals | A deal win % | 95% CI (paired) | 95% CI (Wilson) | A margin imp./deal | 95% CI |",
+                      "|---|---|---:|---:|---|---|---:|---|"]
+        else:
+            lines += ["| A | B | games | A game win % | 95% CI (paired) | 95% CI (Wilson) | deals | A deal win % "
+                      "| 95% CI (paired) | A margin imp./deal | 95% CI |",
+                      "|---|---|---:|---:|---|---|---:|---:|---|---:|---|"]
 
         def pct(x):
             return f"{100 * x:.1f}"
@@ -510,12 +514,13 @@ class TournamentResult:
             lines[-1] = "|---" + lines[-1]
         for p in self.pairs:
             lineup = f"| {' '.join(self.names[i] for i in p.extra['lineup'])} " if three else ""
-            lines.append(
-                f"{lineup}| {self.names[p.a]} | {self.names[p.b]} | {p.games} | {pct(p.game_rate)} "
-                f"| {ci(p.game_ci_paired)} "
-                f"| {ci(p.game_ci_wilson)} | {p.deals} | {pct(p.deal_rate)} | {ci(p.deal_ci_paired)} "
-                f"| {num(p.margin_per_deal)} | {ci(p.margin_ci, num)} |"
-            )
+            if self.single_deal:
+                cells = f"{p.deals} | {pct(p.deal_rate)} | {ci(p.deal_ci_paired)} | {ci(p.game_ci_wilson)}"
+            else:
+                cells = (f"{p.games} | {pct(p.game_rate)} | {ci(p.game_ci_paired)} | {ci(p.game_ci_wilson)} "
+                         f"| {p.deals} | {pct(p.deal_rate)} | {ci(p.deal_ci_paired)}")
+            lines.append(f"{lineup}| {self.names[p.a]} | {self.names[p.b]} | {cells} "
+                         f"| {num(p.margin_per_deal)} | {ci(p.margin_ci, num)} |")
         lines += ["", "| agent | Elo (Bradley-Terry) | 95% CI | ms / decision | decisions |",
                   "|---|---:|---|---:|---:|"]
         for i in np.argsort(-self.elo, kind="stable"):

@@ -152,7 +152,11 @@ def test_outputs_and_cli(tmp_path, capsys):
     paths = write_outputs(result, tmp_path / "a")
     data = json.loads(paths["json"].read_text())
     assert data["mode"] == "single_deal" and data["pairings"][0]["games"] == 10
-    assert "| random | heuristic |" in paths["markdown"].read_text()
+    table = paths["markdown"].read_text()
+    assert "| random | heuristic | 10 |" in table
+    # a single deal is a game: the table has the deal columns only, each said once
+    header = next(line for line in table.splitlines() if line.startswith("| A | B |"))
+    assert "game win" not in header and "games" not in header and header.count("deals") == 1
     out = tmp_path / "cli"
     assert main(["eval", "--agents", "random,heuristic", "--games", "3", "--seed", "2", "--target", "2",
                  "--out", str(out), "--no-progress"]) == 0
@@ -164,6 +168,7 @@ def test_outputs_and_cli(tmp_path, capsys):
         low, high = r["elo_ci95"]
         assert low <= r["elo"] <= high
     assert "| agent | Elo (Bradley-Terry) | 95% CI | ms / decision | decisions |" in (out / "results.md").read_text()
+    assert "| A | B | games | A game win % |" in (out / "results.md").read_text()
     assert "Tournament" in capsys.readouterr().out
     assert main(["eval", "--agents", "random,heuristic", "--games", "2", "--deals", "2"]) == 2
     assert main(["eval", "--agents", "random,nobody", "--games", "2", "--no-progress"]) == 2
