@@ -40,6 +40,7 @@ hence the defaults (12 tricks with two players, 6 with three).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -413,29 +414,40 @@ def _act_text(a: dict[str, str]) -> str:
     return " ".join(a.values())
 
 
-def _belief_lines(dec: dict[str, Any]) -> list[str]:
-    return [f"       {x}" for x in belief_text(dec["belief"])] if "belief" in dec else []
+def _belief_lines(dec: dict[str, Any], names: list[str] | None) -> list[str]:
+    return [f"       {x}" for x in belief_text(dec["belief"], names)] if "belief" in dec else []
 
 
-def report_text(analysis: dict[str, Any]) -> str:
-    """A readable report: each decision with the values of its options, the losses marked ``?``."""
+LEGEND = ("A line a decision: '?' marks a move that lost value under the open-hand solver, '??' one that lost "
+          "4 points (a counter) or more; then the value of the move made under each judge (the best option's, "
+          "and the loss), and in [ ] every legal option valued solver/pimc, in points for the player to act.")
+
+
+def report_text(analysis: dict[str, Any], width: int | None = None) -> str:
+    """A readable report: each decision with the values of its options, the losses marked ``?``,
+    the players by the names the record gives (``player N`` otherwise); with ``width``, long lines
+    wrap at that many characters, their continuation indented under the move."""
     s = analysis["settings"]
-    players = analysis["record"]["players"]
+    record = analysis["record"]
+    players = record["players"]
+    names = record.get("names") or [f"player {p}" for p in range(players)]
     lines = [f"Analysis ({s['unit']} for the acting player; pimc with {s['samples']} samples, seed {s['seed']}, "
-             f"cards valued with at most {s['horizon']} tricks left)"]
+             f"cards valued with at most {s['horizon']} tricks left)", LEGEND]
+    if "names" in record:
+        lines.append("Players: " + ", ".join(f"{name} (seat {p})" for p, name in enumerate(names)))
     for deal in analysis["deals"]:
         lines.append("")
         # deals counted from 1 in the text, as the terminal game tells them (the JSON keeps the index)
-        lines.append(f"Deal {deal['deal'] + 1} (dealer {deal['dealer']}, trump {deal['trump']})")
+        lines.append(f"Deal {deal['deal'] + 1} (dealer {names[deal['dealer']]}, trump {deal['trump']})")
         for dec in deal["decisions"]:
             mark = "  "
             sv, pv = dec["solver"], dec["pimc"]
             if sv is not None and sv["loss"] > 1e-9:
                 mark = "??" if sv["loss"] >= 4 else "? "
-            head = f"{mark} #{dec['index']:<3} player {dec['player']} {_act_text(dec['action']):<9}"
+            head = f"{mark} #{dec['index']:<3} {names[dec['player']]} {_act_text(dec['action']):<9}"
             if dec["note"]:
                 lines.append(f"{head} {dec['note']}")
-                lines.extend(_belief_lines(dec))
+                lines.extend(_belief_lines(dec, record.get("names")))
                 continue
             judged = []
             for name, j in (("solver", sv), ("pimc", pv)):
@@ -444,13 +456,22 @@ def report_text(analysis: dict[str, Any]) -> str:
             options = ", ".join(f"{_act_text(v['action'])} {_fmt(v['solver'])}/{_fmt(v['pimc'])}"
                                 for v in dec["values"])
             lines.append(f"{head} {'; '.join(judged)}  [{options}]")
-            lines.extend(_belief_lines(dec))
+            lines.extend(_belief_lines(dec, record.get("names")))
         lines.append("Loss in the deal: " + "; ".join(
-            f"{j} " + " ".join(f"p{q} {deal['loss'][j][q]:.1f}" for q in range(players)) for j in JUDGES))
+            f"{j} " + " ".join(f"{names[q]} {deal['loss'][j][q]:.1f}" for q in range(players)) for j in JUDGES))
     lines.append("")
     lines.append("Loss in the record: " + "; ".join(
-        f"{j} " + " ".join(f"p{q} {analysis['loss'][j][q]:.1f}" for q in range(players)) for j in JUDGES))
-    return "\n".join(lines)
+        f"{j} " + " ".join(f"{names[q]} {analysis['loss'][j][q]:.1f}" for q in range(players)) for j in JUDGES))
+    if width is None:
+        return "\n".join(lines)
+    return "\n".join(wrapped for line in lines for wrapped in _wrap(line, width))
 
+
+def _wrap(line: str, width: int) -> list[str]:
+    """``line`` cut at spaces to ``width`` characters, the continuation indented as far as its text starts."""
+    if len(line) <= width or not line.strip():
+        return [line]
+    indent = " " * min(len(line) - len(line.lstrip(" ?#")) + 6, width // 3)
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [line]
 
 __all__ = ["FORMAT", "analyse_record", "declaration_values", "playout_value", "report_text"]

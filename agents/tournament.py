@@ -492,7 +492,8 @@ class TournamentResult:
             "",
         ]
         if self.single_deal:  # a game is one deal: the game columns would repeat the deal columns
-            lines += ["| A | B | deals | A deal win % | 95% CI (paired) | 95% CI (Wilson) | A margin imp./deal | 95% CI |",
+            lines += ["| A | B | deals | A deal win % | 95% CI (paired) | 95% CI (Wilson) | A margin imp./deal "
+                      "| 95% CI |",
                       "|---|---|---:|---:|---|---|---:|---|"]
         else:
             lines += ["| A | B | games | A game win % | 95% CI (paired) | 95% CI (Wilson) | deals | A deal win % "

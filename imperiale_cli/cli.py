@@ -25,6 +25,7 @@ import json
 import math
 import os
 import shlex
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -416,7 +417,8 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    print(report_text(analysis))
+    # wrapped at the terminal's width; a file or a pipe gets whole lines, one a decision, for tools
+    print(report_text(analysis, shutil.get_terminal_size().columns if sys.stdout.isatty() else None))
     if out is not None:
         from imperiale_env.core.atomic import write_atomic
 

@@ -91,6 +91,16 @@ def test_blunder_is_flagged_with_the_loss_of_the_brute_force():
     assert analysis["loss"]["solver"][me] == pytest.approx(analysis["deals"][0]["loss"]["solver"][me])
     assert "??" in report_text(analysis)
     assert report_text(analysis).count("Deal 1 (") == 1 and "Deal 0 (" not in report_text(analysis)  # as play counts
+    assert "'??' one that lost 4 points" in report_text(analysis)  # the marks are explained
+    # at a terminal's width: no line longer, and the same words in the same order
+    whole, narrow = report_text(analysis), report_text(analysis, width=70)
+    assert max(map(len, whole.splitlines())) > 70 >= max(map(len, narrow.splitlines()))
+    assert whole.split() == narrow.split()
+    # a record that names its players is told with the names
+    named = analyse_record({**blundered, "names": ["Ann", "heuristic"]}, samples=2, seed=1, horizon=3)
+    text = report_text(named)
+    assert "Players: Ann (seat 0), heuristic (seat 1)" in text and "player 0" not in text
+    assert f"#{decision['index']:<3} {['Ann', 'heuristic'][me]} " in text
 
 
 def test_forced_card_has_no_loss_and_is_the_best():

@@ -58,3 +58,26 @@ def test_score_events_are_announced_in_the_deal_where_they_happen():
         end = deal.split("--- End of deal")[1] if "--- End of deal" in deal else ""
         assert "wins the point" not in end  # told once, when it happened
     assert told_before_play >= 1
+
+
+def test_analyse_in_a_terminal_shows_progress_first_and_wraps_at_its_width(tmp_path):
+    """A whole game analysed in an 80-column pseudo-terminal: the progress bar comes before any of the
+    report, the report's lines fit the terminal, and the players are named as the record names them."""
+    import json
+
+    from imperiale_web.table import Table
+
+    table = Table("academie", "heuristic", seed=5)
+    while not table.finished:
+        table.play(table.view()["decision"]["legal"][0])
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(table.record()))
+    child = pexpect.spawn(sys.executable, ["-m", "imperiale_cli", "analyse", str(path), "--samples", "1",
+                                           "--horizon", "2"], encoding="utf-8", timeout=300, dimensions=(40, 80))
+    child.expect(r"analysing")
+    assert "Analysis (" not in child.before  # told before the report starts
+    child.expect(pexpect.EOF)
+    report = child.before[child.before.index("Analysis ("):]
+    lines = [line for line in report.replace("\r", "").splitlines() if not line.startswith("\x1b")]
+    assert len(lines) > 100 and max(len(line) for line in lines) <= 80
+    assert "Players: You (seat 0), heuristic (seat 1)" in lines
