@@ -104,6 +104,37 @@ def help_text(game: Game, human: int) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------------- the table, once a deal
+
+
+def table_blocks(text: str) -> list[str]:
+    """The table's blocks: a labelled line with the indented lines that continue it."""
+    blocks: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(" ") and blocks:
+            blocks[-1] += "\n" + line
+        else:
+            blocks.append(line)
+    return blocks
+
+
+ALWAYS_SHOWN = ("Hand", "Moves")
+"""The blocks shown before every decision, changed or not (with the question, the table's last line)."""
+
+
+def table_changes(text: str, before: str | None) -> str:
+    """What the person reads before a decision: the whole table the first time in a deal (``before``
+    None), then only what changed since the table ``before`` (the trick, the tricks won, the score,
+    what is known), with the hand, the moves and the question: the trump, the rules of the score and
+    the point declared are not reprinted after every card. ``table`` at the prompt prints it all."""
+    if before is None:
+        return text
+    seen = set(table_blocks(before))
+    blocks = table_blocks(text)
+    return "\n".join(b for i, b in enumerate(blocks)
+                     if b not in seen or b.startswith(ALWAYS_SHOWN) or i == len(blocks) - 1)
+
+
 # ---------------------------------------------------------------------- reading a move
 
 
@@ -310,6 +341,7 @@ def play_game(
     announced = -1
 
     told_events: dict[int, int] = {}  # deal index -> its score events told so far
+    shown_table, shown_deal = "", -1  # the table last printed, and its deal: later ones print what changed
 
     def tell_new_events(st: DealState) -> None:
         """Tell the score events of the deal ``st`` logged since the last call, as they happen."""
@@ -356,7 +388,9 @@ def play_game(
                 print_fn(f"Your only legal card, {card_code(action)}, is played for you.")
             elif d.player == seat:
                 print_fn("")
-                print_fn(table_text(game, seat, names, last_trick=last_trick))
+                text = table_text(game, seat, names, last_trick=last_trick)
+                print_fn(table_changes(text, shown_table if shown_deal == before.index else None))
+                shown_table, shown_deal = text, before.index
                 while True:
                     parsed = parse_move(input_fn(PROMPT), game, seat)
                     if parsed.action is not None:

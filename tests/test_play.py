@@ -341,3 +341,28 @@ def test_a_forced_card_is_played_for_the_person():
     play_game(rules, "heuristic", seed=21, input_fn=first_legal, print_fn=out.append, offer_save=False,
               on_start=lambda game: state.update(game=game), confirm_forced=True)
     assert asked.count(1) == len(forced)
+
+
+def test_the_table_is_printed_once_a_deal_then_what_changed():
+    """The trump line, the score's rules and the point are printed with a deal's first table, not
+    before every card; the hand, the moves and the question every time; ``table`` prints it all;
+    a long bot spec keeps the score column straight."""
+    out: list[str] = []
+    answers = iter(["table"] + ["1"] * 2000)
+    result = play_game(make_rules("academie"), "pimc:2:search", seed=3, input_fn=lambda prompt="": next(answers),
+                       print_fn=out.append, offer_save=False)
+    assert result.status == "finished"
+    tables = [text for text in out if "Moves:" in text]
+    deals = len(result.game.history)
+    firsts = [t for t in tables if t.startswith("=== Deal")]
+    # each deal's first table is whole (the first deal's a second time, asked for with `table`)
+    assert deals <= len(firsts) <= deals + 1 and len(tables) > 4 * deals
+    for text in tables:
+        assert "Hand" in text and "Moves:" in text
+        if not text.startswith("=== Deal"):
+            assert "Trump:" not in text  # the score is reprinted only when it changed
+    later = [t for t in tables if not t.startswith("=== Deal")]
+    assert sum("Score:" in t for t in later) < len(later) / 2
+    score = [line for line in firsts[0].splitlines() if "impériales," in line or "impériale," in line]
+    columns = {line.index(" 0 impériale") for line in score}
+    assert len(score) == 2 and len(columns) == 1, score  # "pimc:2:search" is longer than the old 9 columns

@@ -125,9 +125,10 @@ def table_text(game: Game, viewer: int | None, names: Sequence[str], *, mark_leg
         honour = f" - an honour, {rules.turned_honour_points} points to the dealer"
     shown_how = "turned card" if P == 2 else "the dealer's trump card"
     lines.append(f"Trump:   {SUIT_NAMES[trump]} ({SUITS[trump]}); {shown_how} {turned}{honour}")
+    width = max(9, *(len(n) for n in names))  # a long agent spec keeps the score column straight
     for p in range(P):
         label = "Score:" if p == 0 else ""
-        lines.append(f"{label:<8} {names[p]:<9} {_score(game.imperiales[p], game.points[p])}")
+        lines.append(f"{label:<8} {names[p]:<{width}} {_score(game.imperiales[p], game.points[p])}")
     lines.append(f"{'':<8} first to {imperiales(rules.target_imperiales)}; a counter is 4 points, "
                  "24 points make an impériale")
     for p in range(P):
