@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -292,3 +293,5 @@ def test_a_run_starts_by_saying_what_it_will_do(tmp_path, capsys):
     banner = err.splitlines()[0]
     assert banner.startswith(f"training academie self-play PPO in {tmp_path / 'run'}: iterations 1 to 2 of ") \
         and "decisions), device cpu, 1 thread, seed 0; evaluation against random" in banner, banner
+    # the bar counts decisions, with the rate, and says which iteration it is on
+    assert re.search(r"train: 100%\|.*\| [\d.]+k?/[\d.]+k? \[.*decisions/s.*iteration=2/2", err), err

@@ -544,8 +544,9 @@ class _Run:
                   f"evaluation against {', '.join(cfg.eval_opponents)} "
                   + (f"every {cfg.eval_every} iterations" if cfg.eval_every else "at the end"),
                   file=sys.stderr, flush=True)
-            self.bar = tqdm(total=cfg.iterations, initial=self.iteration, unit="it", desc="train",
-                            dynamic_ncols=True)
+            # counted in decisions (the unit of the plan above), with tqdm's rate: decisions a second
+            self.bar = tqdm(total=cfg.iterations * cfg.batch_size, initial=self.iteration * cfg.batch_size,
+                            unit=" decisions", unit_scale=True, desc="train", dynamic_ncols=True)
         while self.iteration < cfg.iterations:
             if stop_after is not None and self.done_here >= stop_after:
                 break
@@ -592,13 +593,13 @@ class _Run:
     def show_progress(self, stats: dict[str, float]) -> None:
         if self.bar is None:
             return
-        post = {"sps": f"{stats['perf/steps_per_s']:.0f}", "ent": f"{stats['loss/entropy']:.2f}"}
+        post = {"iteration": f"{self.iteration}/{self.cfg.iterations}", "ent": f"{stats['loss/entropy']:.2f}"}
         for opp in self.cfg.eval_opponents:
             key = f"eval/win_rate_{opp.replace(':', '_')}"
             if key in self.last_eval:
                 post[f"vs_{opp[:5]}"] = f"{100 * self.last_eval[key]:.0f}%"
         self.bar.set_postfix(post, refresh=False)
-        self.bar.update(1)
+        self.bar.update(self.cfg.batch_size)
 
     def close(self) -> None:
         self.rollout.close()
