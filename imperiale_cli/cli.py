@@ -286,7 +286,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 def _cmd_train(args: argparse.Namespace) -> int:
     try:
         from imperiale_train.config import default_config_path, make_config
-        from imperiale_train.run import TrainingError, TrainingInterrupted, config_for_resume, train
+        from imperiale_train.run import TrainingError, config_for_resume
     except ModuleNotFoundError as exc:
         _error("train", f"training needs torch and the train package ({exc}); pip install 'imperiale[train]'")
         return 1
@@ -295,7 +295,35 @@ def _cmd_train(args: argparse.Namespace) -> int:
             cfg = config_for_resume(args.config, args.overrides)
         else:
             cfg = make_config(args.config if args.config is not None else default_config_path(), args.overrides)
-        result = train(cfg, resume=args.resume)
+    except TrainingError as exc:
+        _error("train", str(exc))
+        return 1
+    if args.supervised and cfg.rollout_workers > 0:
+        # Ray's core may end this process without a word when its node dies: watch it from outside
+        from imperiale_cli.supervise import supervised
+
+        return supervised(lambda: _run_training(cfg, args.resume), lambda code: _ended_abruptly(cfg, code))
+    return _run_training(cfg, args.resume)
+
+
+def _ended_abruptly(cfg, code: int) -> str:
+    """The line said when the training process ended under Python: what happened, and what is left."""
+    from imperiale_train.run import CHECKPOINT_NAME
+
+    how = f"was killed by signal {-code}" if code < 0 else f"ended with status {code}"
+    run_dir = Path(cfg.run_dir)
+    left = (f"its last checkpoint is kept: resume with: {PROG} train --resume run_dir={shlex.quote(str(run_dir))}"
+            if (run_dir / CHECKPOINT_NAME).exists() else
+            "it had saved no checkpoint yet: run the same command again")
+    return (f"{PROG} train: error: the training process {how} without a word of its own (with Ray rollout "
+            f"workers: Ray ends it when its node dies; Ray's lines above say why); {left}")
+
+
+def _run_training(cfg, resume: bool) -> int:
+    from imperiale_train.run import TrainingError, TrainingInterrupted, train
+
+    try:
+        result = train(cfg, resume=resume)
     except TrainingError as exc:
         _error("train", str(exc))
         return 1
@@ -604,6 +632,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    args.supervised = argv is None  # the real command line: work that may die silently is watched from outside
     try:
         return args.handler(args)
     except BrokenPipeError:
