@@ -144,3 +144,16 @@ def test_given_deals_must_be_cards_of_the_pack():
         game.reset(0, deals=np.full((2, 1, 32), 35))  # a six: not in the two-player pack
     with pytest.raises(ValueError, match="deals must be"):
         game.reset(0, deals=np.zeros((2, 32)))
+
+
+def test_an_event_buffer_too_small_is_an_error_not_memory_written_over(monkeypatch):
+    """``tables.event_bound`` is a proven bound on the score events one game logs in one call; were it
+    ever too small, the compiled kernels (which check no index) count the rows past the buffer
+    instead of writing them, and the engine stops with an error that says so."""
+    monkeypatch.setattr(machine, "_EVENT_ROWS", 0)
+    monkeypatch.setattr(tables, "event_bound", lambda rules: 1)  # a buffer of 2 rows
+    game = BatchGame("academie", 4, record_events=True)
+    game.reset(0)
+    with pytest.raises(RuntimeError, match=r"logged \d+ score events in one call, more than its buffer's 2 rows"):
+        for step in range(400):  # a deal's end logs honours, tricks and more at once
+            game.step(random_legal_actions(game.action_bits(), 2, step))

@@ -57,15 +57,18 @@ def priority_seat(dealer: int, k: int, players: int) -> int:
 
 @njit(cache=True, _nrt=False)
 def log(c: Scores, eb: np.ndarray, en: np.ndarray, i: int, kind: int, player: int, amount: int) -> None:
-    """One score event of game ``i``: a row ``(game_id, deal_index, kind, player, amount)``."""
+    """One score event of game ``i``: a row ``(game_id, deal_index, kind, player, amount)``.  A row
+    past the buffer's end is counted, not written (compiled code checks no index): the caller finds
+    ``en[0]`` above the buffer's rows and stops with an error instead of memory written over."""
     if eb.shape[0] == 0:
         return
     at = en[0]
-    eb[at, 0] = c.game_id[i]
-    eb[at, 1] = c.deal_index[i]
-    eb[at, 2] = kind
-    eb[at, 3] = player
-    eb[at, 4] = amount
+    if at < eb.shape[0]:
+        eb[at, 0] = c.game_id[i]
+        eb[at, 1] = c.deal_index[i]
+        eb[at, 2] = kind
+        eb[at, 3] = player
+        eb[at, 4] = amount
     en[0] = at + 1
 
 

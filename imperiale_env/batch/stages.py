@@ -193,6 +193,11 @@ class StageMachine:
         """Hand the events the kernels wrote to the engine's log."""
         if not self.events.shape[1]:
             return
+        rows = self.events.shape[1]
+        if (self.counts[:, 0] > rows).any():  # event_bound is a proven bound: this is the engine's own error
+            raise RuntimeError(f"the batched engine logged {int(self.counts[:, 0].max())} score events in one call, "
+                               f"more than its buffer's {rows} rows (tables.event_bound is too small for these "
+                               "rules): please report it with the rules and the seed")
         for c in np.flatnonzero(self.counts[:, 0]):
             self._log_events(self.events[c, : self.counts[c, 0]].copy())
             self.counts[c, 0] = 0
