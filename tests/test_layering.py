@@ -110,6 +110,11 @@ def test_the_environments_register_when_gymnasium_comes_after_or_before():
     after = "import imperiale_env, gymnasium; gymnasium.make('Imperiale-v1'); print(imperiale_env.env)"
     before = "import gymnasium, imperiale_env; gymnasium.make_vec('ImperialeSelfPlay-v1', num_envs=2)"
     assert "gymnasium" in _modules_after(after) and "gymnasium" in _modules_after(before)
+    # a library that only asks whether gymnasium is installed (TorchRL does) takes nothing away
+    probed = ("import imperiale_env, importlib.util; importlib.util.find_spec('gymnasium'); "
+              "importlib.util.find_spec('pettingzoo'); import gymnasium, pettingzoo; gymnasium.make('Imperiale-v1'); "
+              "from pettingzoo.utils.env import AECEnv; import imperiale_env.envs.registration")
+    assert "gymnasium" in _modules_after(probed)
 
 
 def test_agents_do_not_import_training_code_on_import():

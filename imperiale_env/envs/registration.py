@@ -86,16 +86,24 @@ _REGISTER = {"gymnasium": _register_gymnasium, "pettingzoo": _register_pettingzo
 
 class _RegisterAfterImport(importlib.abc.MetaPathFinder):
     """Finds nothing itself: wraps the real loader of one library so that the registration
-    runs once that library's module has executed, then leaves ``sys.meta_path``."""
+    runs once that library's module has executed, then leaves ``sys.meta_path``.
+
+    It stays on ``sys.meta_path`` until the library is really loaded: a mere probe
+    (``importlib.util.find_spec("gymnasium")``, which other libraries call to see what is
+    installed) finds a spec without executing it, and the import that follows must still be seen."""
 
     def __init__(self, name: str):
         self.name = name
+        self._looking = False
 
     def find_spec(self, fullname: str, path=None, target=None) -> importlib.machinery.ModuleSpec | None:
-        if fullname != self.name:
+        if fullname != self.name or self._looking:
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
+        self._looking = True  # the real finders below us answer the question
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._looking = False
         if spec is None or spec.loader is None:
             return spec
         load = spec.loader.exec_module
@@ -103,6 +111,8 @@ class _RegisterAfterImport(importlib.abc.MetaPathFinder):
 
         def exec_module(module: ModuleType) -> None:
             load(module)
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
             register()
 
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]
