@@ -2,13 +2,16 @@
 
 ``make_deal(dealer, ["KH QH ...", "..."], "7C")`` builds a :class:`Deal`; ``start(rules, deal)`` plays it
 as the game's first (and only) deal; ``drive`` answers decisions with a fixed policy and ``play`` plays
-cards given by their codes, each checked for legality by the engine.
+cards given by their codes, each checked for legality by the engine.  :class:`Counted` counts what a
+third-party library's training did in a Gymnasium env (the recipes' tests).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+import gymnasium
 
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import card_code, deck, parse_card, parse_suit
@@ -229,3 +232,21 @@ TINY_TRAIN = dict(num_envs=8, num_steps=8, hidden=(16,), update_epochs=1, num_mi
 def train_args(**kw: Any) -> list[str]:
     """:data:`TINY_TRAIN` with ``kw`` over it, as ``imperiale train`` arguments."""
     return [f"{k}={','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in {**TINY_TRAIN, **kw}.items()]
+
+
+class Counted(gymnasium.Wrapper):
+    """Counts the learner's steps, the illegal ones and the episodes that end (class-wide, since the
+    libraries build their envs themselves)."""
+
+    steps = illegal = episodes = 0
+
+    @classmethod
+    def clear(cls) -> None:
+        cls.steps = cls.illegal = cls.episodes = 0
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        Counted.steps += 1
+        Counted.illegal += bool(info.get("illegal_action"))
+        Counted.episodes += terminated or truncated
+        return obs, reward, terminated, truncated, info

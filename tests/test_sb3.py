@@ -8,28 +8,15 @@ import importlib.util
 import sys
 from pathlib import Path
 
-import gymnasium
 import numpy as np
 import pytest
+from helpers import Counted
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("sb3_maskable_ppo", ROOT / "benchmarks" / "sb3_maskable_ppo.py")
 recipe = importlib.util.module_from_spec(_spec)
 sys.modules["sb3_maskable_ppo"] = recipe
 _spec.loader.exec_module(recipe)
-
-
-class Counted(gymnasium.Wrapper):
-    """Counts the learner's steps, the illegal ones and the episodes that end."""
-
-    steps = illegal = episodes = 0
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        Counted.steps += 1
-        Counted.illegal += bool(info.get("illegal_action"))
-        Counted.episodes += terminated or truncated
-        return obs, reward, terminated, truncated, info
 
 
 @pytest.mark.parametrize("obs_type", ["features", "bytes"])
@@ -40,7 +27,7 @@ def test_maskable_ppo_trains_legally_and_plays_in_the_tournament(obs_type):
     from imperiale_train.evaluate import evaluate
 
     torch.set_num_threads(1)
-    Counted.steps = Counted.illegal = Counted.episodes = 0
+    Counted.clear()
     model = recipe.train(obs_type, timesteps=256, seed=0, n_envs=2, n_steps=64, wrapper_class=Counted)
     assert Counted.steps >= 256 and Counted.episodes > 0 and Counted.illegal == 0
     space = model.observation_space
