@@ -8,14 +8,17 @@ at its sentinel, -1 or an empty string, it keeps the preset's value; flags are `
 ``false``, rank lists comma-separated like ``K,Q,J,low``), ``episode``: ``deal`` (one deal, the
 default, returns as the envs' ``episode="deal"``) or ``game`` (to the target, +1 to the winner), and
 the score the game starts from, ``imperiales`` and ``points`` (one whole number a seat, comma-separated;
-empty: all 0), as the envs' start score (a deal studied at the score it was played at).
+empty: all 0), as the envs' start score (a deal studied at the score it was played at), and
+``obs_type``: ``bytes`` (the default) or ``features``, what the observation tensor holds.
 
 The reference engine plays the game; chance deals it: first the dealer, then the cards one at a
 time in dealing order (priority order, 12 each, then the turned card with two players; with three
 the dealer's last card is the turned one).  Observation tensors are the envs' observation
-(:mod:`imperiale_env.core.observation`); the information state is that observation plus the
-player's perfect recall as a string: his hands, the turned cards and every action he saw (his
-own, every play, show, point count and sink of the others; their hidden answers he never sees).
+(:mod:`imperiale_env.core.observation`), as float32, or with ``obs_type=features`` the float
+features of :mod:`imperiale_env.kernels.features` (the envs' ``obs_type="features"``); the
+information state is that observation plus the player's perfect recall as a string: his hands,
+the turned cards and every action he saw (his own, every play, show, point count and sink of the
+others; their hidden answers he never sees).
 :meth:`ImperialeState.resample_from_infostate` gives ISMCTS a world that agrees with all of it.
 """
 
@@ -34,8 +37,9 @@ from imperiale_env.core.declarations import point_of
 from imperiale_env.core.events import POINTS_PER_IMPERIALE
 from imperiale_env.core.observation import OBS_SIZE, views
 from imperiale_env.core.rules import PRESET_NAMES, RANK_FIELDS, Rules, RulesError, make_rules
-from imperiale_env.envs.common import end_rewards
+from imperiale_env.envs.common import OBS_TYPES, end_rewards
 from imperiale_env.envs.render_text import table_text
+from imperiale_env.kernels.features import FEATURE_LAYOUT, FEATURE_SIZE, policy_features, read_feature
 from imperiale_env.reference.game import HAND_SIZE, Deal, Game, priority_order
 from imperiale_env.reference.observe import observe
 
@@ -56,7 +60,7 @@ def _sentinel(name: str) -> Any:
 
 
 PARAMETERS: dict[str, Any] = {"rules": "academie", "episode": "deal", "imperiales": "", "points": "",
-                              **{n: _sentinel(n) for n in _FIELDS}}
+                              "obs_type": "bytes", **{n: _sentinel(n) for n in _FIELDS}}
 
 
 def _override(name: str, value: Any) -> Any:
@@ -132,6 +136,9 @@ class ImperialeGame(pyspiel.Game):
         if self.episode not in EPISODES:
             raise ValueError(f"{SHORT_NAME}: episode must be one of {', '.join(EPISODES)}, got {self.episode!r}")
         self.start_imperiales, self.start_points = start_score(params, self.rules)
+        self.obs_type = params["obs_type"]
+        if self.obs_type not in OBS_TYPES:
+            raise ValueError(f"{SHORT_NAME}: obs_type must be one of {', '.join(OBS_TYPES)}, got {self.obs_type!r}")
         P = self.rules.players
         top = 1.0 if self.episode == "game" else 2.0 * (self.rules.target_imperiales + 1)
         info = pyspiel.GameInfo(num_distinct_actions=act.NUM_ACTIONS, max_chance_outcomes=NUM_CARDS,
@@ -144,7 +151,7 @@ class ImperialeGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> ImperialeObserver:
         perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
-        return ImperialeObserver(perfect_recall)
+        return ImperialeObserver(perfect_recall, self.obs_type)
 
 
 class DealBook:
@@ -317,20 +324,28 @@ def _token_seen(seat: int, player: int, action: int, state) -> str:
 
 
 class ImperialeObserver:
-    """OpenSpiel's observer: the tensor is our observation (version 1, as float32), with one named
-    view per block of its layout in ``dict``; the string is the player's recall (information
-    state), or the table as the player sees it, in words (the terminal game's text: his hand, the
-    trick, the score, what was declared), for a person reading a state."""
+    """OpenSpiel's observer: the tensor is our observation (version 1, as float32), or with the
+    parameter ``obs_type=features`` the float features the suite's networks read (feature
+    version 2, what the envs give with ``obs_type="features"``), with one named view per block of
+    its layout in ``dict``; the string is the player's recall (information state), or the table as
+    the player sees it, in words (the terminal game's text: his hand, the trick, the score, what
+    was declared), for a person reading a state."""
 
-    def __init__(self, perfect_recall: bool):
+    def __init__(self, perfect_recall: bool, obs_type: str = "bytes"):
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(OBS_SIZE, dtype=np.float32)
-        self.dict = views(self.tensor)
+        self.features = obs_type == "features"
+        if self.features:
+            self.tensor = np.zeros(FEATURE_SIZE, dtype=np.float32)
+            self.dict = {b.name: read_feature(self.tensor, b.name) for b in FEATURE_LAYOUT}
+        else:
+            self.tensor = np.zeros(OBS_SIZE, dtype=np.float32)
+            self.dict = views(self.tensor)
 
     def set_from(self, state: ImperialeState, player: int) -> None:
         self.tensor[:] = 0.0
         if state.engine is not None and state.engine.state is not None:
-            self.tensor[:] = observe(state.engine, player)
+            seen = observe(state.engine, player)
+            self.tensor[:] = policy_features(seen) if self.features else seen
 
     def string_from(self, state: ImperialeState, player: int) -> str:
         if self.perfect_recall:

@@ -50,7 +50,8 @@ def test_a_whole_game_episode_and_rules_fields_as_parameters():
 
 @pytest.mark.parametrize("params, message", [({"rules": "bridge"}, "unknown rules preset"),
                                              ({"episode": "rubber"}, "episode must be"),
-                                             ({"must_beat": "yes"}, "is a flag")])
+                                             ({"must_beat": "yes"}, "is a flag"),
+                                             ({"obs_type": "pixels"}, "obs_type must be one of bytes, features")])
 def test_bad_parameters_are_named(params, message):
     with pytest.raises((RulesError, ValueError, pyspiel.SpielError), match=message):
         pyspiel.load_game(ios.SHORT_NAME, params)
@@ -78,6 +79,25 @@ def test_tensors_are_our_observation():
     player = state.current_player()
     assert np.array_equal(state.observation_tensor(player), observe(state.engine, player))
     assert len(state.information_state_tensor(player)) == game.information_state_tensor_size()
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_the_features_are_the_tensor_with_obs_type_features(preset):
+    """``obs_type=features``: the observation tensor is the envs' float features of the same view,
+    its size the game's, each block a named view; OpenSpiel's own simulation test passes."""
+    from imperiale_env.kernels.features import FEATURE_SIZE, policy_features, read_feature
+    from imperiale_env.reference.observe import observe
+
+    game = pyspiel.load_game(ios.SHORT_NAME, {"rules": preset, "obs_type": "features"})
+    assert game.observation_tensor_size() == FEATURE_SIZE
+    state = _random_state(game, np.random.default_rng(5), 25)
+    player = state.current_player()
+    tensor = np.asarray(state.observation_tensor(player), dtype=np.float32)
+    assert np.array_equal(tensor, policy_features(observe(state.engine, player))) and tensor.any()
+    observer = game.make_py_observer()
+    observer.set_from(state, player)
+    assert np.array_equal(observer.dict["trick"], read_feature(tensor, "trick"))
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
