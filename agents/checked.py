@@ -4,50 +4,20 @@ The suite's agents are tested; a user's is not, and whatever it does wrong would
 the tournament, the terminal game, the env or the web table as a numpy traceback, a silently
 truncated float, or an exit without a word.  :class:`CheckedAgent` stands between: an exception
 or ``sys.exit`` in its code, and an answer that is not one legal integer action id per game, each
-become one :class:`AgentMisbehaved` (an :class:`~imperiale_agents.errors.AgentError`) naming the agent, the game of the
-batch, what it answered and what was allowed.  Everything else (``name``, ``reset``, attributes
-of its own) is the agent's.
+become one :class:`~imperiale_agents.errors.AgentMisbehaved` naming the agent, the game of the
+batch, what it answered and what was allowed (the answer checked by the driver's
+:func:`~imperiale_agents.driver.checked_actions`, as every agent's is).  Everything else
+(``name``, ``reset``, attributes of its own) is the agent's.
 """
 
 from __future__ import annotations
 
-import reprlib
 from typing import Any
 
 import numpy as np
 
-from imperiale_agents.errors import AgentError
-from imperiale_env.core.actions import NUM_ACTIONS, describe
-
-
-class AgentMisbehaved(AgentError):
-    """What a user's agent did wrong while playing (the message names the agent and the game)."""
-
-
-def checked_actions(actions: Any, mask: np.ndarray, who: str) -> np.ndarray:
-    """``actions`` as ``(B,)`` int64 if they are one legal action id per row of ``mask``;
-    :class:`AgentMisbehaved` saying what is wrong otherwise (a float is refused, never truncated)."""
-    batch = len(mask)
-    try:
-        answer = np.asarray(actions)
-    except Exception as exc:  # an object numpy cannot read
-        raise AgentMisbehaved(f"{who} returned {reprlib.repr(actions)}, not an array of action ids ({exc})") from None
-    if answer.shape != (batch,):
-        shown = reprlib.repr(answer.tolist() if answer.dtype != object else actions)
-        raise AgentMisbehaved(f"{who} returned {shown} of shape {answer.shape}; act must return one action id per "
-                              f"game, shape ({batch},)")
-    if answer.dtype.kind not in "iu":
-        raise AgentMisbehaved(f"{who} returned {answer.dtype} actions {reprlib.repr(answer.tolist())}; action ids are "
-                              f"integers 0..{NUM_ACTIONS - 1} (an integer array: a float or a bool is not read as one)")
-    for row in np.flatnonzero((answer < 0) | (answer >= NUM_ACTIONS)):
-        raise AgentMisbehaved(f"{who} returned action {int(answer[row])} in game {row} of the batch; action ids are "
-                              f"0..{NUM_ACTIONS - 1}")
-    answer = answer.astype(np.int64, copy=False)
-    for row in np.flatnonzero(~mask[np.arange(batch), answer]):
-        legal = ", ".join(f"{a} ({describe(int(a))})" for a in np.flatnonzero(mask[row]))
-        raise AgentMisbehaved(f"{who} chose action {answer[row]} ({describe(int(answer[row]))}) in game {row} of the "
-                              f"batch, which is illegal there; legal: {legal}")
-    return answer
+from imperiale_agents.driver import checked_actions
+from imperiale_agents.errors import AgentMisbehaved
 
 
 class CheckedAgent:

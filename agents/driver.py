@@ -8,7 +8,9 @@ and the outcome is kept.  Who chooses for which seat and what is kept are what d
 the arguments of :func:`drive`: ``choose`` (the actions of a :class:`Turn`), ``record`` (what a
 decision leaves, read before the step changes the games) and ``settle`` (the rewards and the games
 that ended).  :func:`act_by` hands each actor its own games, :func:`checked_actions` refuses an
-agent's answer that is not one legal action per game.
+agent's answer that is not one legal integer action id per game (the one check of every agent's
+answer: the tournament's, the rollout's fixed opponents', a user's agent wrapped by
+:class:`~imperiale_agents.checked.CheckedAgent`).
 
 Every callback works on whole arrays: the loops here are over steps and over actors, never over
 the games of the batch.
@@ -16,12 +18,16 @@ the games of the batch.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from imperiale_agents.errors import AgentMisbehaved
 from imperiale_env.batch import BatchGame
+from imperiale_env.core.actions import NUM_ACTIONS, describe
 
 
 @dataclass(frozen=True)
@@ -76,14 +82,33 @@ def act_by(who: np.ndarray, act: Callable[[int, np.ndarray], np.ndarray], action
     return actions
 
 
-def checked_actions(name: str, chosen, mask: np.ndarray, games: np.ndarray) -> np.ndarray:
-    """``chosen``, the answer of agent ``name`` for ``games`` (their legal masks ``mask``), as
-    int64 actions; ``ValueError`` naming the agent and the game if it is not one legal action a game."""
-    chosen = np.asarray(chosen, dtype=np.int64).reshape(-1)
-    if chosen.shape != games.shape:
-        raise ValueError(f"agent {name!r} returned {chosen.shape} actions for {len(games)} games")
-    bad = ~mask[np.arange(len(games)), chosen.clip(0, mask.shape[1] - 1)] | (chosen < 0) | (chosen >= mask.shape[1])
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"agent {name!r} chose illegal action {int(chosen[k])} in game {games[k]}")
-    return chosen
+def checked_actions(actions: Any, mask: np.ndarray, who: str, games: np.ndarray | None = None) -> np.ndarray:
+    """``actions``, the answer of ``who`` (``agent 'name'``) for the games whose legal masks are the
+    rows of ``mask``, as ``(B,)`` int64 if it is one legal action id a game; otherwise
+    :class:`~imperiale_agents.errors.AgentMisbehaved` saying what is wrong, naming the game by its
+    number in ``games`` (or its row of the batch).  A float or a bool is refused, never truncated."""
+    batch = len(mask)
+
+    def game(row: int) -> str:
+        return f"game {games[row]}" if games is not None else f"game {row} of the batch"
+
+    try:
+        answer = np.asarray(actions)
+    except Exception as exc:  # an object numpy cannot read
+        raise AgentMisbehaved(f"{who} returned {reprlib.repr(actions)}, not an array of action ids ({exc})") from None
+    if answer.shape != (batch,):
+        shown = reprlib.repr(answer.tolist() if answer.dtype != object else actions)
+        raise AgentMisbehaved(f"{who} returned {shown} of shape {answer.shape}; act must return one action id per "
+                              f"game, shape ({batch},)")
+    if answer.dtype.kind not in "iu":
+        raise AgentMisbehaved(f"{who} returned {answer.dtype} actions {reprlib.repr(answer.tolist())}; action ids are "
+                              f"integers 0..{NUM_ACTIONS - 1} (an integer array: a float or a bool is not read as one)")
+    for row in np.flatnonzero((answer < 0) | (answer >= NUM_ACTIONS)):
+        raise AgentMisbehaved(f"{who} returned action {int(answer[row])} in {game(row)}; action ids are "
+                              f"0..{NUM_ACTIONS - 1}")
+    answer = answer.astype(np.int64, copy=False)
+    for row in np.flatnonzero(~mask[np.arange(batch), answer]):
+        legal = ", ".join(f"{a} ({describe(int(a))})" for a in np.flatnonzero(mask[row]))
+        raise AgentMisbehaved(f"{who} chose action {answer[row]} ({describe(int(answer[row]))}) in {game(row)}, "
+                              f"which is illegal there; legal: {legal}")
+    return answer

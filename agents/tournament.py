@@ -50,8 +50,8 @@ import numpy as np
 from tqdm import tqdm
 
 from imperiale_agents.base import Agent, check_workers, make_agent, reset_agent
-from imperiale_agents.checked import AgentMisbehaved
 from imperiale_agents.driver import Turn, act_by, checked_actions, drive
+from imperiale_agents.errors import AgentMisbehaved
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.events import value_table as event_value_table
 from imperiale_env.core.inputs import InputError, output_dir
@@ -237,7 +237,7 @@ class _MatchTable:
         tm.seconds += time.perf_counter() - t0
         tm.decisions += len(rows)
         tm.calls += 1
-        return checked_actions(agent.name, chosen, turn.mask[rows], rows)
+        return checked_actions(chosen, turn.mask[rows], f"agent {agent.name!r}", rows)
 
     def settle(self, turn: Turn, rewards: np.ndarray, terminated: np.ndarray) -> None:
         self.events.append(self.bg.pop_events())

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from imperiale_agents.driver import Turn, act_by, checked_actions, drive
+from imperiale_agents.errors import AgentMisbehaved
 from imperiale_agents.tournament import run_tournament
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.observation import OBS_SIZE
@@ -90,13 +91,18 @@ def test_checked_actions_name_the_agent_and_the_game():
     mask = np.zeros((2, 43), dtype=bool)
     mask[:, 5] = True
     games = np.array([4, 9])
-    assert checked_actions("a", [5, 5], mask, games).tolist() == [5, 5]
-    with pytest.raises(ValueError, match=r"agent 'bot' returned \(3,\) actions for 2 games"):
-        checked_actions("bot", [5, 5, 5], mask, games)
-    with pytest.raises(ValueError, match="agent 'bot' chose illegal action 6 in game 9"):
-        checked_actions("bot", [5, 6], mask, games)
-    with pytest.raises(ValueError, match="agent 'bot' chose illegal action -1 in game 4"):
-        checked_actions("bot", [-1, 5], mask, games)
+    assert checked_actions([5, 5], mask, "agent 'a'", games).tolist() == [5, 5]
+    with pytest.raises(AgentMisbehaved, match=r"agent 'bot' returned \[5, 5, 5\] of shape \(3,\); act must return "
+                                              r"one action id per game, shape \(2,\)"):
+        checked_actions([5, 5, 5], mask, "agent 'bot'", games)
+    with pytest.raises(AgentMisbehaved, match=r"agent 'bot' chose action 6 \(.*\) in game 9, which is illegal there"):
+        checked_actions([5, 6], mask, "agent 'bot'", games)
+    with pytest.raises(AgentMisbehaved, match="agent 'bot' returned action -1 in game 4; action ids are 0..42"):
+        checked_actions([-1, 5], mask, "agent 'bot'", games)
+    with pytest.raises(AgentMisbehaved, match="float64 actions .* a float or a bool is not read as one"):
+        checked_actions([5.0, 5.0], mask, "agent 'bot'", games)  # never truncated silently
+    with pytest.raises(AgentMisbehaved, match="in game 1 of the batch"):
+        checked_actions([5, 6], mask, "agent 'bot'")  # without the games' numbers: the row
 
 
 # ---------------------------------------------------------------------- the same games as before

@@ -347,8 +347,8 @@ class SelfPlayRollout:
         self.seconds["forward"] += time.perf_counter() - made
         a = sample_actions(logits.cpu().numpy(), run.rng)
         act_by(np.where(by_fixed, FIXED - self.opponent, -1),
-               lambda k, rows: checked_actions(self.fixed[k].name, self.fixed[k].act(obs[rows], mask[rows], run.rng),
-                                               mask[rows], rows), a)
+               lambda k, rows: checked_actions(self.fixed[k].act(obs[rows], mask[rows], run.rng), mask[rows],
+                                               f"agent {self.fixed[k].name!r}", rows), a)
         logp = torch.log_softmax(logits, dim=-1).gather(1, torch.from_numpy(a).to(dev)[:, None])[:, 0]
         self.logprobs[t] = logp.cpu().numpy()
         self.train[t] = ~(by_pool | by_fixed) if self.cfg.train_all_seats else ~other
