@@ -16,19 +16,18 @@ normalisation, the clipped objective and value loss, entropy bonus, minibatch ep
 
 from __future__ import annotations
 
-import argparse
 import time
 from dataclasses import dataclass
 
 import gymnasium as gym
 import numpy as np
 import torch
+from library_recipes import RULES, parse_checked, recipe_parser, report
 from torch import nn
 from torch.distributions import Categorical
 
 import imperiale_env  # noqa: F401  (registers ImperialeSelfPlay-v1)
 from imperiale_env.core.actions import NUM_ACTIONS
-from imperiale_env.core.rules import make_rules
 from imperiale_env.kernels.features import FEATURE_SIZE, policy_features
 
 
@@ -106,7 +105,8 @@ def advantages(values, seats, rewards_all, dones, last_value, last_seat, players
 def train(args: Args, progress: bool = False) -> tuple[Agent, int]:
     """The PPO loop; the trained agent and the decisions it learned from."""
     torch.manual_seed(args.seed)
-    envs = gym.make_vec("ImperialeSelfPlay-v1", num_envs=args.num_envs, episode="deal", obs_type="features")
+    envs = gym.make_vec("ImperialeSelfPlay-v1", num_envs=args.num_envs, rules=RULES, episode="deal",
+                        obs_type="features")
     players = envs.unwrapped.players
     agent = Agent()
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
@@ -177,35 +177,16 @@ class CleanRLAgent:
 
 
 def main() -> None:
-    from imperiale_train.evaluate import evaluate
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", type=float, default=10.0, help="training time at most (default 10)")
-    parser.add_argument("--iterations", type=int, default=10**6)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2, help="torch threads")
-    parser.add_argument("--deals", type=int, default=300, help="duplicate pairs of single deals per opponent")
-    parser.add_argument("--eval-seed", type=int, default=11)
-    args = parser.parse_args()
-    for name, value, low in (("--minutes", args.minutes, 1e-3), ("--iterations", args.iterations, 1),
-                             ("--threads", args.threads, 1), ("--deals", args.deals, 2)):
-        if not value >= low:  # NaN too
-            parser.error(f"{name} must be at least {low}, got {value}")
-    for name, value in (("--seed", args.seed), ("--eval-seed", args.eval_seed)):
-        if not 0 <= value < 2**32:
-            parser.error(f"{name} must be from 0 to 2**32 - 1, got {value}")
+    parser = recipe_parser(__doc__)
+    parser.add_argument("--iterations", type=int, default=10**6, help="PPO iterations at most")
+    args = parse_checked(parser, {"--iterations": 1})
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
     agent, learned = train(Args(seed=args.seed, iterations=args.iterations, minutes=args.minutes))
     seconds = time.perf_counter() - start
     print(f"CleanRL-style PPO: {learned:,} decisions in {seconds:.0f} s ({learned / seconds:.0f} a second, "
           f"{args.threads} torch threads), seed {args.seed}")
-    rates = evaluate(CleanRLAgent(agent), make_rules("academie"), ("random", "heuristic"), groups=args.deals,
-                     seed=args.eval_seed, single_deal=True)
-    for opponent, r in rates.items():
-        print(f"  against {opponent}: {100 * r['win_rate']:.1f}% of single deals won [{100 * r['ci_low']:.1f}, "
-              f"{100 * r['ci_high']:.1f}] ({args.deals} duplicate pairs, seed {args.eval_seed}), margin "
-              f"{r['margin']:+.3f} impériale a deal")
+    report(CleanRLAgent(agent), args)
 
 
 if __name__ == "__main__":

@@ -15,22 +15,19 @@ like any other; the model is saved to ``--out`` (a new file) when given.
 
 from __future__ import annotations
 
-import argparse
 import time
 from typing import Any
 
 import numpy as np
 import torch
+from library_recipes import RULES, parse_checked, recipe_parser, report
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 
 import imperiale_env  # noqa: F401  (registers Imperiale-v1)
 from imperiale_agents.heuristic import HeuristicAgent
-from imperiale_env.core.rules import make_rules
 from imperiale_env.kernels.features import policy_features
-
-RULES = "academie"
 
 
 def make_env(obs_type: str, n_envs: int, seed: int, wrapper_class: Any = None):
@@ -76,25 +73,11 @@ class MaskablePPOAgent:
 
 
 def main() -> None:
-    from imperiale_train.evaluate import evaluate
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = recipe_parser(__doc__)
     parser.add_argument("--obs-type", choices=("features", "bytes"), default="features")
     parser.add_argument("--timesteps", type=int, default=10**9, help="learner decisions to train on at most")
-    parser.add_argument("--minutes", type=float, default=10.0, help="training time at most (default 10)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2, help="torch threads")
-    parser.add_argument("--deals", type=int, default=300, help="duplicate pairs of single deals per opponent")
-    parser.add_argument("--eval-seed", type=int, default=11)
     parser.add_argument("--out", help="save the model to this new .zip file (an existing one is refused)")
-    args = parser.parse_args()
-    for name, value, low in (("--timesteps", args.timesteps, 1), ("--minutes", args.minutes, 1e-3),
-                             ("--threads", args.threads, 1), ("--deals", args.deals, 2)):
-        if not value >= low:  # NaN too
-            parser.error(f"{name} must be at least {low}, got {value}")
-    for name, value in (("--seed", args.seed), ("--eval-seed", args.eval_seed)):
-        if not 0 <= value < 2**32:
-            parser.error(f"{name} must be from 0 to 2**32 - 1, got {value}")
+    args = parse_checked(parser, {"--timesteps": 1})
     out = None
     if args.out:  # checked before ten minutes of training: an existing file is never replaced
         from imperiale_env.core.inputs import InputError, output_file
@@ -112,12 +95,7 @@ def main() -> None:
           f"{args.threads} torch threads), seed {args.seed}")
     if out is not None:
         model.save(out)
-    rates = evaluate(MaskablePPOAgent(model, args.obs_type), make_rules(RULES), ("random", "heuristic"),
-                     groups=args.deals, seed=args.eval_seed, single_deal=True)
-    for opponent, r in rates.items():
-        print(f"  against {opponent}: {100 * r['win_rate']:.1f}% of single deals won [{100 * r['ci_low']:.1f}, "
-              f"{100 * r['ci_high']:.1f}] ({args.deals} duplicate pairs, seed {args.eval_seed}), margin "
-              f"{r['margin']:+.3f} impériale a deal")
+    report(MaskablePPOAgent(model, args.obs_type), args)
 
 
 if __name__ == "__main__":

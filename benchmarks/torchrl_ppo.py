@@ -15,13 +15,13 @@ TorchRL's check and a rollout takes only legal actions (:func:`aec_env`, tested)
 
 from __future__ import annotations
 
-import argparse
 import time
 from typing import Any
 
 import gymnasium
 import numpy as np
 import torch
+from library_recipes import RULES, parse_checked, recipe_parser, report
 from tensordict.nn import TensorDictModule, TensorDictSequential
 from torchrl.collectors import Collector
 from torchrl.data import Binary
@@ -34,10 +34,7 @@ from torchrl.objectives.value import GAE
 import imperiale_env  # noqa: F401  (registers Imperiale-v1)
 from imperiale_agents.heuristic import HeuristicAgent
 from imperiale_env.core.actions import NUM_ACTIONS
-from imperiale_env.core.rules import make_rules
 from imperiale_env.kernels.features import policy_features
-
-RULES = "academie"
 
 
 def make_env(obs_type: str, seed: int, wrapper_class: Any = None) -> GymWrapper | TransformedEnv:
@@ -137,36 +134,17 @@ def aec_env(obs_type: str = "features") -> PettingZooWrapper:
 
 
 def main() -> None:
-    from imperiale_train.evaluate import evaluate
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = recipe_parser(__doc__)
     parser.add_argument("--obs-type", choices=("features", "bytes"), default="features")
     parser.add_argument("--frames", type=int, default=10**9, help="learner decisions to train on at most")
-    parser.add_argument("--minutes", type=float, default=10.0, help="training time at most (default 10)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2, help="torch threads")
-    parser.add_argument("--deals", type=int, default=300, help="duplicate pairs of single deals per opponent")
-    parser.add_argument("--eval-seed", type=int, default=11)
-    args = parser.parse_args()
-    for name, value, low in (("--frames", args.frames, 1024), ("--minutes", args.minutes, 1e-3),
-                             ("--threads", args.threads, 1), ("--deals", args.deals, 2)):
-        if not value >= low:  # NaN too
-            parser.error(f"{name} must be at least {low}, got {value}")
-    for name, value in (("--seed", args.seed), ("--eval-seed", args.eval_seed)):
-        if not 0 <= value < 2**32:
-            parser.error(f"{name} must be from 0 to 2**32 - 1, got {value}")
+    args = parse_checked(parser, {"--frames": 1024})
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
     actor, frames = train(args.obs_type, args.frames, args.seed, minutes=args.minutes)
     seconds = time.perf_counter() - start
     print(f"TorchRL PPO on {args.obs_type}: {frames:,} decisions in {seconds:.0f} s ({frames / seconds:.0f} a second, "
           f"{args.threads} torch threads), seed {args.seed}")
-    rates = evaluate(TorchRLAgent(actor, args.obs_type), make_rules(RULES), ("random", "heuristic"),
-                     groups=args.deals, seed=args.eval_seed, single_deal=True)
-    for opponent, r in rates.items():
-        print(f"  against {opponent}: {100 * r['win_rate']:.1f}% of single deals won [{100 * r['ci_low']:.1f}, "
-              f"{100 * r['ci_high']:.1f}] ({args.deals} duplicate pairs, seed {args.eval_seed}), margin "
-              f"{r['margin']:+.3f} impériale a deal")
+    report(TorchRLAgent(actor, args.obs_type), args)
 
 
 if __name__ == "__main__":

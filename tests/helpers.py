@@ -3,7 +3,8 @@
 ``make_deal(dealer, ["KH QH ...", "..."], "7C")`` builds a :class:`Deal`; ``start(rules, deal)`` plays it
 as the game's first (and only) deal; ``drive`` answers decisions with a fixed policy and ``play`` plays
 cards given by their codes, each checked for legality by the engine.  :class:`Counted` counts what a
-third-party library's training did in a Gymnasium env (the recipes' tests).
+third-party library's training did in a Gymnasium env, and :func:`load_recipe` loads a recipe script
+of ``benchmarks/`` (the recipes' tests).
 """
 
 from __future__ import annotations
@@ -250,3 +251,19 @@ class Counted(gymnasium.Wrapper):
         Counted.illegal += bool(info.get("illegal_action"))
         Counted.episodes += terminated or truncated
         return obs, reward, terminated, truncated, info
+
+
+def load_recipe(name: str):
+    """``benchmarks/NAME.py`` as a module (its sibling ``library_recipes`` importable, as when run)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "benchmarks"
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
+    spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

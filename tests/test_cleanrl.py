@@ -4,18 +4,11 @@ actions (the vector env refuses an illegal one), and the trained network in the 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from helpers import load_recipe
 
-ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("cleanrl_ppo", ROOT / "benchmarks" / "cleanrl_ppo.py")
-recipe = importlib.util.module_from_spec(_spec)
-sys.modules["cleanrl_ppo"] = recipe
-_spec.loader.exec_module(recipe)
+recipe = load_recipe("cleanrl_ppo")
 
 
 def test_the_advantage_follows_each_seats_own_decisions():

@@ -4,19 +4,15 @@ legal actions, and its model plays in the suite's tournament as an agent."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import Counted
+from helpers import Counted, load_recipe
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("sb3_maskable_ppo", ROOT / "benchmarks" / "sb3_maskable_ppo.py")
-recipe = importlib.util.module_from_spec(_spec)
-sys.modules["sb3_maskable_ppo"] = recipe
-_spec.loader.exec_module(recipe)
+recipe = load_recipe("sb3_maskable_ppo")
 
 
 @pytest.mark.parametrize("obs_type", ["features", "bytes"])

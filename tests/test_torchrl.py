@@ -4,19 +4,13 @@ plays in the suite's tournament; the vector env and the AEC env pass TorchRL's s
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import Counted
+from helpers import Counted, load_recipe
 
-ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("torchrl_ppo", ROOT / "benchmarks" / "torchrl_ppo.py")
-recipe = importlib.util.module_from_spec(_spec)
-sys.modules["torchrl_ppo"] = recipe
-_spec.loader.exec_module(recipe)
+recipe = load_recipe("torchrl_ppo")
 
 
 @pytest.mark.parametrize("obs_type", ["features", "bytes"])
