@@ -75,7 +75,8 @@ def default_horizon(players: int) -> int:
 # ---------------------------------------------------------------------- the open-hand value
 
 
-def _mask(cards) -> int:
+def card_mask(cards) -> int:
+    """The cards as the solvers' bitmask (bit ``c`` = card ``c``)."""
     out = 0
     for c in cards:
         out |= 1 << int(c)
@@ -105,7 +106,7 @@ def playout_value(rules: Rules, trump: int, hands: tuple[int, ...], leader: int,
 def _game_playout(game: Game, me: int) -> float:
     s = game.state
     assert s is not None
-    hands = tuple(_mask(h) for h in s.hands)
+    hands = tuple(card_mask(h) for h in s.hands)
     return playout_value(game.rules, s.deal.trump, hands, s.leader,
                          tuple(c for _, c in s.trick), tuple(s.tricks), s.tricks_played, me)
 
@@ -215,7 +216,7 @@ def sampled_deals(obs: np.ndarray, rules: Rules, me: int, deal: Deal, samples: i
         for rel in range(P):
             seat = (me + rel) % P
             held = np.flatnonzero(w[rel])
-            now[seat] = _mask(held)
+            now[seat] = card_mask(held)
             dealt[seat] = frozenset(int(c) for c in held) | frozenset(int(c) for c in np.flatnonzero(v.played[0, rel]))
         talon: tuple[int, ...] = ()
         if P == 2:
@@ -285,7 +286,7 @@ def _walk(record: dict[str, Any]) -> tuple[Game, list[list[_Point]], list[DealPl
                 plan.points[player] = action
             elif s.tricks_played == 0 and not s.trick and plan.first_lead is None:
                 plan.first_lead = action
-            points.append(_Point(d, i, dec, action, obs.copy(), turns[player], tuple(_mask(h) for h in s.hands),
+            points.append(_Point(d, i, dec, action, obs.copy(), turns[player], tuple(card_mask(h) for h in s.hands),
                                  s.leader, tuple(c for _, c in s.trick),
                                  tuple(s.tricks), s.tricks_played))
             turns[player] += 1

@@ -40,3 +40,13 @@ def test_observation_cost_reports_step_observe_and_fill(capsys):
 @pytest.mark.parametrize("name", ["step_parts", "observation_cost"])
 def test_scripts_document_themselves(name):
     assert "python benchmarks/" + name + ".py" in _script(name).__doc__
+
+
+def test_solver_check_runs_and_refuses_bad_arguments(capsys):
+    script = _script("solver_check")
+    assert script.main(["--seeds", "1", "--tricks-left", "3", "--rules", "foster"]) == 0
+    assert "positions of" in capsys.readouterr().out
+    for bad in (["--seeds", "0"], ["--tricks-left", "13"], ["--rules", "bridge"]):
+        with pytest.raises(SystemExit):
+            script.main(bad)
+        assert "must be" in capsys.readouterr().err
