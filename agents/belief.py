@@ -9,7 +9,9 @@ deal (:mod:`imperiale_train.belief`), and it plays in numpy like the policies
 Only the places the observation allows count (:func:`possible`): a card seen (held, played,
 turned with two players, shown and not played) has none; a seat that is proven not to hold a
 card (``not_held``, ``voids``) is not one of its places.  The model's probabilities are spread
-over the allowed places only.
+over the allowed places only, then fitted to the number of cards each place holds
+(:func:`fit_to_counts`: iterative proportional fitting's answer, found exactly), so that a seat's
+probabilities add up to its cards.
 
 The network does not start from nothing: its logits are added to the log of the sampler's own
 marginal (:func:`imperiale_agents.pimc.sampler_marginal`: the hand sizes, everything proven, the
@@ -81,6 +83,54 @@ def possible(v: View) -> np.ndarray:
     return out
 
 
+def place_counts(v: View) -> np.ndarray:
+    """``(B, 3)``: how many cards the observer has not seen lie in each place (relative seat 1, seat 2,
+    the talon): a seat's cards in hand less those it showed and has not played; the talon the rest."""
+    b = v.n
+    out = np.zeros((b, len(PLACES)), dtype=np.float64)
+    in_hand = 12 - v.played.sum(axis=2)  # (B, 3) cards each seat still holds
+    shown = (v.revealed & ~v.played).sum(axis=2)  # of which the observer knows these
+    for seat in (1, 2):
+        out[:, seat - 1] = np.where(v.players > seat, in_hand[:, seat] - shown[:, seat], 0)
+    unseen = possible(v).any(axis=-1).sum(axis=1)
+    out[:, 2] = np.where(v.players == 2, unseen - out[:, 0], 0)
+    return out
+
+
+def fit_to_counts(probs: np.ndarray, allowed: np.ndarray, counts: np.ndarray, steps: int = 100) -> np.ndarray:
+    """``probs`` ``(B, 36, 3)`` made to agree with the number of cards each place holds (``counts``
+    ``(B, 3)``): the table closest to ``probs`` (in relative entropy: iterative proportional fitting's
+    answer) whose every card lies somewhere and whose every place holds its cards, so that a seat's
+    probabilities add up to the cards it holds.
+
+    A card has at most two places (relative seat 1 and the talon with two players, seats 1 and 2 with
+    three), so the fit is one number a row: every card's odds of the first place are multiplied by
+    ``exp(shift)``, and the ``shift`` that gives the first place its count is found by bisection
+    (``steps`` halvings: exact to the float).  A place of probability 0 (not allowed, or ruled out
+    by the prior) stays 0; a card with one place keeps probability 1 there."""
+    p = np.where(allowed, probs, 0.0)
+    second = np.where(allowed[:, :, 2].any(axis=1), 2, 1)  # the talon (two players) or seat 2 (three)
+    where = np.broadcast_to(second[:, None, None], p.shape[:2] + (1,))  # (B, 36, 1): each row's second place
+    a, b = p[:, :, 0], np.take_along_axis(p, where, axis=2)[:, :, 0]
+    both = (a > 0) & (b > 0)
+    fixed = ((a > 0) & ~both).sum(axis=1)  # cards surely in the first place
+    need = counts[:, 0] - fixed
+    odds = np.log(np.where(both, a, 1.0)) - np.log(np.where(both, b, 1.0))
+    low, high = np.full(len(p), -60.0), np.full(len(p), 60.0)
+    for _ in range(steps):
+        mid = (low + high) / 2
+        got = np.where(both, 1.0 / (1.0 + np.exp(-(odds + mid[:, None]))), 0.0).sum(axis=1)
+        low, high = np.where(got < need, mid, low), np.where(got < need, high, mid)
+    x = odds + ((low + high) / 2)[:, None]
+    out = np.zeros_like(p)
+    with np.errstate(over="ignore"):  # exp of a huge odds is inf: its share is then exactly 0 or 1
+        out[:, :, 0] = np.where(both, 1.0 / (1.0 + np.exp(-x)), (a > 0) * 1.0)
+        # the second place's share computed as itself (not 1 - the first's): a small share stays above 0
+        second_share = np.where(both, 1.0 / (1.0 + np.exp(x)), (b > 0) * 1.0)
+    np.put_along_axis(out, where, second_share[:, :, None], axis=2)
+    return out
+
+
 @dataclass(frozen=True)
 class BeliefNet:
     """The belief network: ``layers[i] = (weight (out, in), bias (out,))``, ``activation`` between."""
@@ -94,10 +144,12 @@ class BeliefNet:
         x = FEATURES.expand(np.asarray(obs).reshape(-1, OBS_SIZE))
         return forward(self.layers, self.activation, x).reshape(-1, NUM_CARDS, len(PLACES)).astype(np.float64)
 
-    def probabilities(self, obs: np.ndarray, v: View) -> np.ndarray:
+    def probabilities(self, obs: np.ndarray, v: View, fitted: bool = True) -> np.ndarray:
         """``(B, 36, 3)`` float64: each card's probability of each place, over the allowed places
         (:func:`possible`; all zero for a card the observer knows): the softmax of the network's
-        logits added to the log of the sampler's marginal (:func:`imperiale_agents.pimc.sampler_marginal`)."""
+        logits added to the log of the sampler's marginal (:func:`imperiale_agents.pimc.sampler_marginal`),
+        then (``fitted``, the default) fitted to the cards each place holds (:func:`fit_to_counts`):
+        each card's softmax alone does not know that a seat holding two unseen cards holds two."""
         allowed = possible(v)
         with np.errstate(divide="ignore"):
             logits = self.correction(obs) + np.log(sampler_marginal(v))
@@ -105,7 +157,8 @@ class BeliefNet:
         top = np.max(logits, axis=-1, keepdims=True)
         e = np.where(allowed, np.exp(logits - np.where(np.isfinite(top), top, 0.0)), 0.0)
         total = e.sum(axis=-1, keepdims=True)
-        return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        probs = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        return fit_to_counts(probs, allowed, place_counts(v)) if fitted else probs
 
     def worlds(self, rules: Rules, obs: np.ndarray, v: View, seed: int, samples: int,
                candidates: int = CANDIDATES_PER_SAMPLE) -> np.ndarray:

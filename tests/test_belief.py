@@ -18,6 +18,8 @@ from imperiale_agents.belief import (
     OUTPUTS,
     BeliefFileError,
     belief_archive_bytes,
+    fit_to_counts,
+    place_counts,
     possible,
     read_belief,
     shipped_belief_path,
@@ -101,7 +103,7 @@ def test_file_round_trips_with_torch_probabilities(tmp_path, decisions):
     assert net.meta["provenance"] == {"seed": 1} and net.meta["rules"]["preset"] == "academie"
     rows = np.arange(0, len(decisions), 7)
     obs = decisions.obs[rows]
-    numpy_p = net.probabilities(obs, decode(obs))
+    numpy_p = net.probabilities(obs, decode(obs), fitted=False)  # the network's own softmax, as torch's
     with torch.no_grad():
         logits = model(torch.from_numpy(obs), torch.from_numpy(decisions.log_prior[rows]))
         logits = logits.masked_fill(~torch.from_numpy(decisions.allowed[rows]), float("-inf"))
@@ -120,6 +122,25 @@ def test_probabilities_are_zero_outside_possible_and_sum_to_one(tmp_path, decisi
     # The sampler's marginal is the prior: a place it rules out (a declared point) stays at 0.
     prior = sampler_marginal(v)
     assert (p[prior > 0] > 0).all() and (p[prior == 0] == 0).all()
+
+
+def test_fitted_probabilities_add_up_to_the_cards_each_place_holds(tmp_path, decisions):
+    """Each card's softmax alone lets a seat holding 2 unseen cards show 1.5 in all; fitted
+    (iterative proportional fitting) every place's probabilities add up to its cards and every
+    card's to 1, and the fit moves the table only as far as that needs."""
+    net = read_belief(_random_file(tmp_path))
+    v = decode(decisions.obs)
+    raw, fitted = net.probabilities(decisions.obs, v, fitted=False), net.probabilities(decisions.obs, v)
+    counts = place_counts(v)
+    assert np.abs(raw.sum(axis=1) - counts).max() > 0.2  # the per-card softmax does not know the counts
+    assert np.allclose(fitted.sum(axis=1), counts, atol=1e-6)
+    some = possible(v).any(axis=-1)
+    assert np.allclose(fitted.sum(axis=-1)[some], 1.0) and (fitted[raw == 0] == 0).all()
+    # a table that already agrees is left as it is
+    assert np.allclose(fit_to_counts(fitted, possible(v), counts), fitted, atol=1e-6)
+    # the counts are those of the true deal: the cards of each place in the hidden hands
+    truth = np.stack([((decisions.place == k) & some).sum(axis=1) for k in range(3)], axis=-1)
+    assert np.array_equal(counts, truth)
 
 
 def test_belief_worlds_are_the_samplers_and_follow_the_belief(tmp_path, decisions):
@@ -232,6 +253,7 @@ def test_command_writes_a_readable_file_and_a_plot(tmp_path, capsys):
                     "--no-progress", "--seed", "2"]) == 0
     cal = read_belief(out).meta["provenance"]["calibration"]
     assert cal["decisions"] == 6 and cal["belief_log_loss"] > 0 and cal["uniform_log_loss"] > 0
+    assert cal["per_card_log_loss"] > 0
     assert plot.read_bytes()[:4] == b"\x89PNG"
     assert "wrote" in capsys.readouterr().out
 

@@ -50,3 +50,11 @@ def test_solver_check_runs_and_refuses_bad_arguments(capsys):
         with pytest.raises(SystemExit):
             script.main(bad)
         assert "must be" in capsys.readouterr().err
+
+
+def test_belief_fit_compares_both_tables_on_fresh_deals(tmp_path, capsys):
+    pytest.importorskip("torch")
+    assert _script("belief_fit").main(["--deals", "12", "--seed", "5", "--plot", str(tmp_path / "r.png")]) == 0
+    out = capsys.readouterr().out
+    assert "each card's softmax" in out and "fitted to the counts" in out and "bootstrap over deals" in out
+    assert (tmp_path / "r.png").stat().st_size > 1000

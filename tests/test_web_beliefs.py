@@ -75,6 +75,11 @@ def test_a_running_game_gives_only_the_persons_own_belief(client):
         public |= {state["turned"]}
         assert {c for c, why in b["known"].items() if why != "not in the deck"} == public
         assert all(b["known"][c] == "in the hand" for c in mine)
+        # the heat map adds up: the bot's unseen cards are his hand less what he showed, the talon the rest
+        played = {c for cs in state["played"].values() for c in cs}
+        bot_unseen = state["counts"][1] - len(set(state["shown"][1]) - played)
+        in_bot, in_talon = (sum(p[k] for p in b["cards"].values()) for k in (0, 1))
+        assert in_bot == pytest.approx(bot_unseen, abs=1e-3) and in_talon == pytest.approx(7, abs=1e-3)
         checked += 1
         state = client.post(f"/api/games/{game_id}/move", json={"action": state["decision"]["legal"][0]}).json["state"]
     assert checked > 12

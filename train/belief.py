@@ -312,13 +312,18 @@ def reliability_plot(path: Path, curves: dict[str, tuple], title: str) -> None:
 
 
 def calibration(model_file: Path, rules: Rules, d: Decisions, worlds: int, seed: int, bar=None) -> dict:
-    """The held-out log losses of the numpy belief of ``model_file`` and of the uniform sampler on
-    the decisions ``d``, and both reliability curves."""
+    """The held-out log losses of the numpy belief of ``model_file`` (fitted to the cards each place
+    holds, and each card's softmax alone, before the fit), and of the uniform sampler on the
+    decisions ``d``, and the three reliability curves."""
     net = read_belief(model_file)
-    probs = net.probabilities(d.obs, decode(d.obs))
+    v = decode(d.obs)
+    probs, per_card = net.probabilities(d.obs, v), net.probabilities(d.obs, v, fitted=False)
     uniform = uniform_marginals(rules, d, worlds, seed, bar)
-    return {"belief": mean_log_loss(probs, d), "uniform": mean_log_loss(uniform, d),
-            "curves": {"belief": reliability(probs, d), "uniform sampler": reliability(uniform, d)}}
+    return {"belief": mean_log_loss(probs, d), "per_card": mean_log_loss(per_card, d),
+            "uniform": mean_log_loss(uniform, d),
+            "curves": {"belief": reliability(probs, d),
+                       "belief, each card's softmax unfitted": reliability(per_card, d),
+                       "uniform sampler": reliability(uniform, d)}}
 
 
 # --- the command -------------------------------------------------------------------------------
@@ -434,11 +439,12 @@ def run(args: argparse.Namespace) -> dict:
         if bar is not None:
             bar.close()
         provenance["calibration"] = {"decisions": len(sub), "worlds": args.worlds,
-                                     "belief_log_loss": cal["belief"], "uniform_log_loss": cal["uniform"]}
+                                     "belief_log_loss": cal["belief"], "per_card_log_loss": cal["per_card"],
+                                     "uniform_log_loss": cal["uniform"]}
         figures["calibration"] = provenance["calibration"]
         if args.plot:
-            title = (f"{rules.preset}: {len(sub):,} held-out card decisions\nlog loss: belief {cal['belief']:.4f}, "
-                     f"uniform sampler {cal['uniform']:.4f} nats a card")
+            title = (f"{rules.preset}: {len(sub):,} held-out card decisions\nlog loss: belief {cal['belief']:.4f} "
+                     f"(unfitted {cal['per_card']:.4f}), uniform sampler {cal['uniform']:.4f} nats a card")
             reliability_plot(Path(args.plot), cal["curves"], title)
     write_atomic(args.out, export_bytes(model, rules, provenance))
     figures["seconds"] = round(time.perf_counter() - start, 1)
