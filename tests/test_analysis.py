@@ -276,11 +276,11 @@ def test_beliefs_without_a_model_for_the_rules_say_what_to_pass(tmp_path, capsys
     from imperiale_agents.belief import belief_archive_bytes
     from imperiale_env.core.observation import FEATURES
 
-    record = one_deal_record(heuristic_deal("foster", 2).game)
-    path = tmp_path / "foster.json"
+    record = one_deal_record(heuristic_deal("academie3", 2).game)
+    path = tmp_path / "academie3.json"
     path.write_text(json.dumps(record))
     assert main(["analyse", str(path), "--beliefs"]) == 2
-    assert "no belief model is shipped for foster; pass --belief FILE" in capsys.readouterr().err
+    assert "no belief model is shipped for academie3; pass --belief FILE" in capsys.readouterr().err
     academie = tmp_path / "academie-belief.npz"
     layers = [(np.zeros((108, FEATURES.size)), np.zeros(108))]
     academie.write_bytes(belief_archive_bytes(layers, "relu", Game("academie").rules.to_dict(), {}))
@@ -288,9 +288,9 @@ def test_beliefs_without_a_model_for_the_rules_say_what_to_pass(tmp_path, capsys
     assert "trained under the 'academie' rules" in capsys.readouterr().err
     assert main(["analyse", str(path), "--belief", str(tmp_path / "none.npz")]) == 2
     assert "no such belief file" in capsys.readouterr().err
-    # A file made for foster is used (zero weights: the sampler's own marginal).
-    made = tmp_path / "foster-belief.npz"
-    made.write_bytes(belief_archive_bytes(layers, "relu", Game("foster").rules.to_dict(), {}))
+    # A file made for academie3 is used (zero weights: the sampler's own marginal).
+    made = tmp_path / "academie3-belief.npz"
+    made.write_bytes(belief_archive_bytes(layers, "relu", Game("academie3").rules.to_dict(), {}))
     assert main(["analyse", str(path), "--belief", str(made), "--samples", "1", "--horizon", "1"]) == 0
     assert "belief (player" in capsys.readouterr().out
 

@@ -192,8 +192,8 @@ def test_belief_spec_plays_legal_deals_through_eval(capsys):
 
 
 def test_belief_spec_errors_say_what_is_missing():
-    with pytest.raises(AgentError, match="no shipped belief"):
-        make_agent("pimc:4:belief", "foster")
+    with pytest.raises(AgentError, match="no shipped belief \\(presets with one: academie, foster, imperijal\\)"):
+        make_agent("pimc:4:belief", "academie3")
     with pytest.raises(AgentError, match=r"\[:infer\|:voids\|:belief\]"):
         make_agent("pimc:4:belief:infer", "academie")
 

@@ -47,8 +47,8 @@ def test_a_replays_belief_is_the_acting_players_and_bad_requests_say_why(client)
         ({"record": record, "deal": 3, "index": 0}, 400, "deals 0 to 0"),
         ({"record": record, "deal": "0", "index": 0}, 400, "deal must be an integer"),
         ({"deal": 0, "index": 0}, 400, "a belief request is {record, deal, index}"),
-        ({"record": _finished(client, 5, "foster"), "deal": 0, "index": 0}, 404,
-         "no belief model is shipped for foster"),
+        ({"record": _finished(client, 5, "academie3"), "deal": 0, "index": 0}, 404,
+         "no belief model is shipped for academie3"),
     ]:
         refused = client.post("/api/beliefs", json=body)
         assert refused.status_code == status and words in refused.json["error"]
