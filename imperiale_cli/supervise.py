@@ -37,6 +37,9 @@ def supervised(work: Callable[[], int], abrupt: Callable[[int], str]) -> int:
     pid = os.fork()
     if pid == 0:  # the child: do the work, say it returned, leave without the parent's atexit handlers
         os.close(read_end)
+        # Ctrl-C is how the parent stops the work: a process started in the background by a shell
+        # inherits SIGINT ignored, and Python then leaves it ignored, so it is set here
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         code = 1
         try:
             code = work()

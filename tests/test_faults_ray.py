@@ -84,12 +84,14 @@ def test_a_killed_rollout_worker_is_restarted_and_the_run_is_unchanged(tmp_path)
             {k: v for k, v in b.items() if k.startswith("loss/")}
 
 
-def _start_training(run_dir: Path, *extra: str) -> subprocess.Popen:
-    """The real command line (``python -m imperiale_cli``), which watches a Ray run from outside."""
+def _start_training(run_dir: Path, *extra: str, sigint_ignored: bool = False) -> subprocess.Popen:
+    """The real command line (``python -m imperiale_cli``), which watches a Ray run from outside;
+    ``sigint_ignored``: started as a shell starts a background job, SIGINT ignored."""
     argv = [sys.executable, "-m", "imperiale_cli", "train", "iterations=200", "num_envs=64", "rollout_workers=2",
             f"run_dir={run_dir}", "eval_groups=4", "progress=false", "tensorboard=false", "plot=false",
             "checkpoint_every=1", *extra]
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=ignore)
     deadline = time.monotonic() + 120
     while not (run_dir / "checkpoint.pt").exists() and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -118,9 +120,10 @@ def test_a_ray_node_dying_under_training_ends_in_one_line_and_the_run_resumes(tm
 
 def test_sigterm_to_a_watched_ray_run_reaches_the_training(tmp_path):
     """The watching process passes SIGTERM on: the run checkpoints its last iteration and says how
-    to resume, as a run without Ray does."""
+    to resume, as a run without Ray does; also when it was started in the background by a shell,
+    with SIGINT ignored (the CI's run of this test once ended the run's 200 iterations instead)."""
     run_dir = tmp_path / "run"
-    child = _start_training(run_dir)
+    child = _start_training(run_dir, sigint_ignored=True)
     child.send_signal(signal.SIGTERM)
     out, _ = child.communicate(timeout=300)
     assert child.returncode == 130, out

@@ -120,7 +120,7 @@ def test_an_agent_error_in_a_task_is_raised_as_itself(local_ray):
         def act(self, obs, mask, rng):
             return np.full(len(obs), -1, dtype=np.int64)
 
-    with pytest.raises(ValueError, match="illegal action"):
+    with pytest.raises(ValueError, match="returned action -1 in game 0; action ids are 0..42"):
         run_tournament(["random", Illegal()], "academie", groups=2, single_deal=True, runner=RayMatchRunner())
 
 
