@@ -278,7 +278,7 @@ def _walk(record: dict[str, Any]) -> tuple[Game, list[list[_Point]], list[DealPl
             dec = game.decision
             assert dec is not None and dec.player == player
             s = game.state
-            obs, _mask_row = twin.observe()
+            obs, _mask_row = twin.acting_view()
             if dec.kind == "question":
                 assert dec.question is not None
                 plan.answers[(player, dec.question.kind, dec.question.cards)] = action

@@ -45,6 +45,7 @@ from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.moves import HIDE_WORDS, SHOW_WORDS, SINK_WORDS, normalise, point_word
 from imperiale_env.core.rules import Rules
 from imperiale_env.envs.render_text import score_line, table_text
+from imperiale_env.envs.seating import agent_choice, play_until
 from imperiale_env.records.game_records import (
     DealFeed,
     RecordError,
@@ -63,7 +64,7 @@ from imperiale_env.records.narrate import (
     trick_text,
 )
 from imperiale_env.reference.game import DealState, Decision, Game, deal_cards
-from imperiale_env.reference.observe import observe
+from imperiale_env.reference.twin import Twin
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]
@@ -376,17 +377,43 @@ def play_game(
                      f"{SUIT_NAMES[st.deal.trump]} ({card_code(st.deal.turned)}). ***")
             tell_new_events(st)  # the turned honour, scored as the deal starts
 
+    def move(action: int) -> None:
+        """Play ``action`` for the seat to act, telling it as it happens: the bot's reason before
+        its move, the trick when it is complete, the score events as they are logged, the end of
+        each deal."""
+        nonlocal last_trick
+        announce()
+        d = game.decision
+        before = game.state
+        trick_before = list(before.trick)
+        if d.player != seat:
+            note = decision_note(game, d, action, words, rules)
+            if note:
+                print_fn(note)
+        game.step(action)
+        if d.kind == "play" and len(trick_before) + 1 == P:
+            last_trick = trick_text(trick_before + [(d.player, action)], before.deal.trump, words)
+            print_fn(f"Trick {before.tricks_played + 1}: {last_trick}.")
+        if game.state is not before:
+            last_trick = None
+        elif before.events[told_events.get(before.index, 0):]:
+            tell_new_events(before)  # shown, declared, won the point: said when it happens, with why
+        tell_deals(len(game.history) - (0 if game.decision is None else 1))
+
+    twin = Twin(game)
+    bots = agent_choice(agent.act, rng)
     try:
-        while game.decision is not None:
+        while True:
+            play_until(twin, (seat,), bots, move=move)  # the one loop that seats the players (envs.seating)
+            if game.decision is None:
+                break
             announce()
             d = game.decision
             before = game.state
-            trick_before = list(before.trick)
-            played_before = before.tricks_played
-            if d.player == seat and d.kind == "play" and len(d.legal) == 1 and not confirm_forced:
+            if d.kind == "play" and len(d.legal) == 1 and not confirm_forced:
                 action = d.legal[0]
                 print_fn(f"Your only legal card, {card_code(action)}, is played for you.")
-            elif d.player == seat:
+            else:
                 print_fn("")
                 text = table_text(game, seat, names, last_trick=last_trick)
                 print_fn(table_changes(text, shown_table if shown_deal == before.index else None))
@@ -408,25 +435,7 @@ def play_game(
                         raise _Quit
                     else:
                         print_fn(parsed.error or "?")
-            else:
-                obs = observe(game, d.player)[None]
-                mask = game.legal_mask()[None]
-                action = int(np.asarray(agent.act(obs, mask, rng)).reshape(-1)[0])
-                if action not in d.legal:
-                    raise RuntimeError(f"the bot chose an illegal action {action} (legal: {d.legal})")
-                note = decision_note(game, d, action, words, rules)
-                if note:
-                    print_fn(note)
-            game.step(action)
-            if d.kind == "play" and len(trick_before) + 1 == P:
-                cards = trick_before + [(d.player, action)]
-                last_trick = trick_text(cards, before.deal.trump, words)
-                print_fn(f"Trick {played_before + 1}: {last_trick}.")
-            if game.state is not before:
-                last_trick = None
-            elif before.events[told_events.get(before.index, 0):]:
-                tell_new_events(before)  # shown, declared, won the point: said when it happens, with why
-            tell_deals(len(game.history) - (0 if game.decision is None else 1))
+            move(action)
     except _Quit:
         status = "quit"
         print_fn("You stopped the game.")

@@ -23,6 +23,7 @@ from imperiale_env.core.inputs import InputError
 from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.rules import PRESET_NAMES, RulesError, make_rules
 from imperiale_env.envs.render_text import QUESTION_WORDS, SUIT_NAMES
+from imperiale_env.envs.seating import agent_choice, play_until
 from imperiale_env.records.game_records import record_from_game
 from imperiale_env.records.narrate import decision_rule_text, explain_events, why_trick_won
 from imperiale_env.reference.game import Decision, Game
@@ -192,9 +193,7 @@ class Table:
 
     def bots_act(self) -> None:
         """The bots play until it is the person's turn or the game is over."""
-        while self.game.decision is not None and self.game.decision.player != self.seat:
-            obs, mask = self.twin.observe()
-            self.twin.step(int(self.bot.act(obs, mask, self.rng)[0]))
+        play_until(self.twin, (self.seat,), agent_choice(self.bot.act, self.rng))
 
     def resign(self) -> None:
         """The person gives up the game: no more moves; the record and seed become visible."""

@@ -27,7 +27,7 @@ def heuristic_deal(preset: str, seed: int, stop_tricks_left: int | None = None) 
         if stop_tricks_left is not None and twin.game.decision.kind == "play" and not s.trick \
                 and 12 - s.tricks_played == stop_tricks_left:
             break
-        obs, mask = twin.observe()
+        obs, mask = twin.acting_view()
         twin.step(int(agent.act(obs, mask, rng)[0]))
     return twin
 

@@ -38,7 +38,7 @@ Arguments:
   ``act(obs, mask, rng)``, the :mod:`imperiale_agents` interface; ``rng`` is the env's
   :attr:`np_random`) returning ``(B,)`` action ids; ``None`` (default): uniform over the legal
   actions, drawn from :attr:`np_random`.  The opponent sees its own observation (the acting
-  player's).  An illegal opponent action raises ``ValueError`` (a bug of the opponent, not the
+  player's).  An illegal opponent action raises ``IllegalBotMove``, a ``ValueError`` (a bug of the opponent, not the
   agent's doing).
 * ``episode``: ``"game"`` (default) or ``"deal"``; ``start``: for ``"deal"``, the score it
   starts from, ``dict(imperiales=[..], points=[..], dealer=k)``; ``reset(options={"start":
@@ -95,6 +95,7 @@ from imperiale_env.envs.common import (
     reset_start,
 )
 from imperiale_env.envs.render_text import present, table_text
+from imperiale_env.envs.seating import agent_choice, play_until
 from imperiale_env.envs.single_game import SingleGame
 from imperiale_env.reference.game import Game
 
@@ -160,31 +161,20 @@ class ImperialeEnv(gymnasium.Env):
                             f".act(obs, mask[, rng]); got {opponent!r}")
         return opponent
 
-    def _opponent_action(self, obs: np.ndarray, mask: np.ndarray) -> Any:
+    def _opponent_action(self, seat: int, obs: np.ndarray, mask: np.ndarray) -> Any:
+        """The opponent's answer at ``seat`` (checked by :func:`play_until`)."""
         if self._opponent_kind == "uniform":
             legal = np.flatnonzero(mask)
             return int(legal[self.np_random.integers(len(legal))])
         if self._opponent_kind == "callable":
             return self._opponent(obs, mask)
-        args = (obs[None], mask[None]) + ((self.np_random,) if self._opponent_kind == "act_rng" else ())
-        actions = np.asarray(self._opponent.act(*args))
-        if actions.shape != (1,):
-            raise ValueError(f"the opponent's act() must return one action per row, shape (1,), "
-                             f"got shape {actions.shape}")
-        return actions[0]
+        extra = (self.np_random,) if self._opponent_kind == "act_rng" else ()
+        return agent_choice(self._opponent.act, *extra, bot="the opponent")(seat, obs, mask)
 
     def _play_opponents(self) -> tuple[float, bool]:
         """Let the opponent play until the agent must decide or the game ends; returns the
         agent's reward meanwhile (the end reward, if the game ended) and whether the game ended."""
-        game = self._game
-        while not game.over and game.current_player != self.agent_seat:
-            seat = game.current_player
-            who = f"the opponent (seat {seat})"
-            action = check_action(self._opponent_action(game.observe(seat), game.legal_mask()), game.legal_mask, who)
-            if not game.is_legal(action):
-                legal = np.flatnonzero(game.legal_mask()).tolist()
-                raise ValueError(f"the opponent (seat {seat}) chose the illegal action {action}; legal: {legal}")
-            game.step(action)
+        play_until(self._game, (self.agent_seat,), self._opponent_action, bot="the opponent")
         return self._end_reward()
 
     def _end_reward(self) -> tuple[float, bool]:

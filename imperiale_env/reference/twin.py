@@ -43,12 +43,27 @@ class Twin:
         return cls(Game(played.rules, dealer=played.start_dealer, imperiales=played.start_imperiales,
                         points=played.start_points, deals=feed))
 
-    def observe(self) -> tuple[np.ndarray, np.ndarray]:
-        """The acting player's observation ``(1, OBS_SIZE)`` and legal mask ``(1, 43)``."""
+    def acting_view(self) -> tuple[np.ndarray, np.ndarray]:
+        """The acting player's observation ``(1, OBS_SIZE)`` and legal mask ``(1, 43)``, the batch
+        of one an agent's ``act`` takes."""
         decision = self.game.decision
         if decision is None:
             raise RuntimeError("the game waits for no decision: there is nothing to observe")
         return observe(self.game, decision.player)[None], self.game.legal_mask()[None]
+
+    # ------------------------------------------------------------------ the seat-taking protocol
+    # (imperiale_env.envs.seating.TurnTaking, which the batched engine's game of one answers too)
+
+    @property
+    def current_player(self) -> int | None:
+        return self.game.current_player
+
+    def legal_mask(self) -> np.ndarray:
+        return self.game.legal_mask()
+
+    def observe(self, seat: int) -> np.ndarray:
+        """What ``seat`` sees now, ``(OBS_SIZE,)`` uint8."""
+        return observe(self.game, seat)
 
     def step(self, action: int) -> None:
         self.game.step(action)
