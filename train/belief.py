@@ -38,6 +38,7 @@ import torch
 from torch import nn
 
 from imperiale_agents.belief import PLACES, belief_archive_bytes, possible, read_belief
+from imperiale_agents.driver import Turn, drive
 from imperiale_agents.pimc import sampler_marginal
 from imperiale_agents.view import decode
 from imperiale_env.batch import BatchGame
@@ -86,12 +87,11 @@ def play_deals(rules: Rules, deals: int, agent, seed: int, bar=None) -> Decision
     bg.reset(seed)
     rng = np.random.default_rng(seed)
     parts: list[tuple] = []
-    while not bg.done.all():
-        live = np.flatnonzero(~bg.done)
-        obs = bg.observe()[live]
-        mask = bg.legal_action_mask()[live]
-        v = decode(obs)
-        allowed = possible(v)
+
+    def choose(turn: Turn) -> np.ndarray:
+        live = np.flatnonzero(turn.live)
+        obs = turn.obs[live]
+        allowed = possible(decode(obs))
         place = true_places(hidden_hands(bg, bg.current_player)[live])
         uncertain = allowed.sum(axis=-1) > 1
         truth_ok = np.take_along_axis(allowed, place[..., None].astype(np.int64), axis=-1)[..., 0]
@@ -104,11 +104,15 @@ def play_deals(rules: Rules, deals: int, agent, seed: int, bar=None) -> Decision
         if np.isnan(log_prior).any():
             raise RuntimeError("the sampler's marginal is not a probability: sampler_marginal is wrong")
         parts.append((obs[keep], place[keep], allowed[keep], log_prior, live[keep]))
-        full = np.zeros(deals, dtype=np.int64)
-        full[live] = agent.act(obs, mask, rng)
-        _, terminated = bg.step(full)
+        actions = np.zeros(deals, dtype=np.int64)
+        actions[live] = agent.act(obs, turn.mask[live], rng)
+        return actions
+
+    def settle(turn: Turn, rewards: np.ndarray, terminated: np.ndarray) -> None:
         if bar is not None and terminated.any():
             bar.update(int(terminated.sum()))
+
+    drive(bg, choose, settle=settle)
     return Decisions(*(np.concatenate(x) for x in zip(*parts, strict=True)))
 
 
