@@ -610,9 +610,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, metavar="PORT", help="port (default 8000)")
     serve.add_argument("--host", default="127.0.0.1", metavar="HOST", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--records", metavar="DIR", help="a folder of records to offer for replay")
-    serve.add_argument("--agents", default="heuristic,random,pimc:16,champion,champion:search", metavar="SPECS",
-                       help="the opponents the page may choose, comma-separated agent specs (default "
-                       "heuristic,random,pimc:16,champion,champion:search); the page can ask for no other")
+    from imperiale_web import DEFAULT_AGENTS  # no Flask: the package's top holds only this list
+
+    offered = ",".join(DEFAULT_AGENTS)
+    serve.add_argument("--agents", default=offered, metavar="SPECS", help="the opponents the page may choose, "
+                       f"comma-separated agent specs (default {offered}); the page can ask for no other")
 
     return parser
 

@@ -5,3 +5,8 @@ CSS and JavaScript: no build step, nothing fetched from outside the machine) and
 API.  The server keeps every game; the page shows what the person may see, and the bot acts
 only from its own observation.
 """
+
+DEFAULT_AGENTS = ("heuristic", "random", "pimc:16", "champion", "champion:search")
+"""The opponents a page may choose unless ``imperiale serve --agents`` names others (here, beside no
+import of Flask, so that the command line's help reads the same list)."""
+

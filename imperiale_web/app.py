@@ -39,6 +39,7 @@ from werkzeug.exceptions import HTTPException
 
 from imperiale_env.core.rules import PRESET_NAMES
 from imperiale_env.records.game_records import RecordError
+from imperiale_web import DEFAULT_AGENTS
 from imperiale_web.analysis_job import check_work, stream_analysis
 from imperiale_web.beliefs import record_belief, seat_belief
 from imperiale_web.games import Games
@@ -48,8 +49,6 @@ from imperiale_web.table import Table, TableError
 
 STATIC = Path(__file__).parent / "static"
 WEB_SAMPLES, MAX_WEB_SAMPLES = 4, 64
-DEFAULT_AGENTS = ("heuristic", "random", "pimc:16", "champion", "champion:search")
-"""The opponents a page may choose unless ``imperiale serve --agents`` names others."""
 
 
 class ServeError(ValueError):
