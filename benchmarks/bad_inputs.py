@@ -1011,7 +1011,7 @@ def gym_cases(s: Scratch) -> list[Case]:
     for seed in (-1, 2**64, "a", 1.5):
         cases.append(_call(area, f"reset(seed={seed!r})", run_with({}, {"seed": seed}), expect="error"))
     for label, kwargs in (("rules='nope'", {"rules": "nope"}), ("seat=5", {"seat": 5}), ("seat='x'", {"seat": "x"}),
-                          ("seat=-1", {"seat": -1}), ("opponent='heuristic' (a string)", {"opponent": "heuristic"}),
+                          ("seat=-1", {"seat": -1}), ("opponent='pimc:abc' (a bad spec)", {"opponent": "pimc:abc"}),
                           ("opponent=42", {"opponent": 42}), ("episode='x'", {"episode": "x"}),
                           ("render_mode='nope'", {"render_mode": "nope"})):
         cases.append(_call(area, label, run_with(kwargs), expect="error"))

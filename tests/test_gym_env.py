@@ -182,9 +182,31 @@ def test_render_modes(capsys):
     assert "Trump" in capsys.readouterr().out
 
 
-def test_an_opponent_given_as_a_spec_string_says_how_to_build_it():
+def test_a_spec_string_without_an_agents_package_says_what_to_do(monkeypatch):
+    """Where no installed package declares the builder (an env installed without its metadata), the
+    spec is refused with the reason and the way out, never guessed at."""
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])
+    with pytest.raises(TypeError, match=r"opponent 'heuristic' is an agent spec, and no installed package builds "
+                                        r"agents from specs .*imperiale.agent_specs.*pass an agent object instead"):
+        ImperialeEnv(opponent="heuristic")
+
+
+def test_an_opponent_given_as_a_spec_string_is_built_for_the_envs_rules():
+    """``opponent="heuristic"`` as everywhere else a spec is taken: the agents package builds it (found
+    through its entry point; the envs never import it), for the env's own rules."""
     import gymnasium
 
-    with pytest.raises(TypeError, match=r"not its spec 'heuristic': build it with "
-                                        r"imperiale_agents.make_agent\('heuristic', rules\)"):
-        gymnasium.make("Imperiale-v1", opponent="heuristic")
+    from imperiale_agents.base import AgentError
+    from imperiale_agents.heuristic import HeuristicAgent
+
+    env = gymnasium.make("Imperiale-v1", rules="foster", opponent="heuristic", seat=1)
+    opponent = env.unwrapped._opponent
+    assert isinstance(opponent, HeuristicAgent) and opponent.rules.preset == "foster"
+    plain = gymnasium.make("Imperiale-v1", rules="foster", opponent=HeuristicAgent("foster"), seat=1)
+    assert np.array_equal(env.reset(seed=5)[0], plain.reset(seed=5)[0])  # the same opponent's moves before seat 1's
+    with pytest.raises(AgentError, match="bad agent 'pimc:abc'.*takes N samples"):
+        gymnasium.make("Imperiale-v1", opponent="pimc:abc")
+    with pytest.raises(AgentError, match="unknown agent 'nobody'"):
+        ImperialeEnv(opponent="nobody")

@@ -96,6 +96,27 @@ def is_integer(value: Any) -> bool:
     return isinstance(value, np.ndarray) and value.shape == () and np.issubdtype(value.dtype, np.integer)
 
 
+AGENT_SPECS_GROUP = "imperiale.agent_specs"
+"""The entry-point group of the builders of agents from spec strings (``pyproject.toml`` names
+``imperiale_agents.registry:make_agent`` there).  The envs sit below the agents package and never
+import it; they find it as a plugin, the way Python packages find each other's extensions."""
+
+
+def agent_from_spec(spec: str, rules: Rules) -> Any:
+    """The agent that the spec string ``spec`` names (``"heuristic"``, ``"pimc:16"``,
+    ``"champion"``, ...) for ``rules``, built by the installed agents package; a bad spec raises
+    its error (it lists the allowed forms).  ``TypeError`` if no package builds agents from specs."""
+    from importlib.metadata import entry_points
+
+    builders = entry_points(group=AGENT_SPECS_GROUP)
+    if not builders:
+        raise TypeError(f"opponent {spec!r} is an agent spec, and no installed package builds agents from specs "
+                        f"(entry-point group {AGENT_SPECS_GROUP!r}; imperiale's own, imperiale_agents, declares it: "
+                        "reinstall with pip install -e .); pass an agent object instead")
+    make = sorted(builders, key=lambda e: e.name)[0].load()
+    return make(spec, rules)
+
+
 def check_action(action: Any, legal_mask: Callable[[], np.ndarray], who: str) -> int:
     """``action`` as an action id ``0..42`` for ``who`` (the agent to act), or an error naming
     the action, the allowed ids and the legal actions now (``legal_mask()``, called only for the

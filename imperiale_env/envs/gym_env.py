@@ -33,11 +33,14 @@ Arguments:
 * ``seat``: the agent's seat, ``0`` (default) .. ``players-1``, or ``"random"``: drawn from
   :attr:`np_random` at each reset.  The seat of the episode is ``info["seat"]`` and
   :attr:`ImperialeEnv.agent_seat`.
-* ``opponent``: plays every other seat.  Either a callable ``(obs (OBS_SIZE,) uint8, mask (43,)
-  bool) -> int``, or an object with a batched ``act(obs (B, OBS_SIZE), mask (B, 43))`` (or
-  ``act(obs, mask, rng)``, the :mod:`imperiale_agents` interface; ``rng`` is the env's
-  :attr:`np_random`) returning ``(B,)`` action ids; ``None`` (default): uniform over the legal
-  actions, drawn from :attr:`np_random`.  The opponent sees its own observation (the acting
+* ``opponent``: plays every other seat.  An agent spec string (``"heuristic"``, ``"pimc:16"``,
+  ``"champion"``: any spec ``imperiale eval`` takes, built for the env's rules by the installed
+  agents package, found through the ``imperiale.agent_specs`` entry point so that the envs never
+  import the package built on them), a callable ``(obs (OBS_SIZE,) uint8, mask (43,) bool) ->
+  int``, or an object with a batched ``act(obs (B, OBS_SIZE), mask (B, 43))`` (or ``act(obs,
+  mask, rng)``, the :mod:`imperiale_agents` interface; ``rng`` is the env's :attr:`np_random`)
+  returning ``(B,)`` action ids; ``None`` (default): uniform over the legal actions, drawn from
+  :attr:`np_random`.  The opponent sees its own observation (the acting
   player's).  An illegal opponent action raises ``IllegalBotMove``, a ``ValueError`` (a bug of the opponent, not the
   agent's doing).
 * ``episode``: ``"game"`` (default) or ``"deal"``; ``start``: for ``"deal"``, the score it
@@ -83,6 +86,7 @@ from imperiale_env.core.inputs import seed as check_seed
 from imperiale_env.core.one_thread import one_thread
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.envs.common import (
+    agent_from_spec,
     check_action,
     check_episode,
     check_obs_type,
@@ -143,6 +147,8 @@ class ImperialeEnv(gymnasium.Env):
     def _adapt_opponent(self, opponent: Opponent | None) -> Opponent | None:
         """Check ``opponent`` and note how it is called (held as given, so that a copy or a pickle
         of the env carries its own opponent and draws from its own generator)."""
+        if isinstance(opponent, str):
+            opponent = agent_from_spec(opponent, self.rules)
         self._opponent_kind = "uniform" if opponent is None else "callable"
         act = getattr(opponent, "act", None)
         if callable(act):
@@ -152,10 +158,6 @@ class ImperialeEnv(gymnasium.Env):
                 self._opponent_kind = "act_rng" if len(params) >= 3 else "act"
             except (TypeError, ValueError):
                 self._opponent_kind = "act"
-        elif isinstance(opponent, str):
-            raise TypeError(f"opponent must be an agent, not its spec {opponent!r}: build it with "
-                            f"imperiale_agents.make_agent({opponent!r}, rules) and pass that (the environments "
-                            "do not import the agents package, which is built on them)")
         elif opponent is not None and not callable(opponent):
             raise TypeError("opponent must be None, a callable (obs, mask) -> action, or an object with a batched "
                             f".act(obs, mask[, rng]); got {opponent!r}")
