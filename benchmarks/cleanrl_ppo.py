@@ -76,6 +76,13 @@ class Agent(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.get_value(x)
 
 
+def minibatches(size: int, parts: int) -> tuple[torch.Tensor, ...]:
+    """The rows ``0..size-1`` shuffled into ``parts`` minibatches of (nearly) equal size, each of two
+    rows at least: a minibatch's advantages are normalised, and the spread of one row is undefined
+    (a NaN that reaches the weights; a split by a fixed size can leave a remainder of one row)."""
+    return torch.randperm(size).tensor_split(max(1, min(parts, size // 2)))
+
+
 def advantages(values, seats, rewards_all, dones, last_value, last_seat, players, gamma, lam):
     """GAE along each seat's own decisions in each game (see the module docstring).  ``values``,
     ``seats``, ``dones``: ``(T, N)``; ``rewards_all``: ``(T, N, P)``, the rewards the step gave every
@@ -138,9 +145,8 @@ def train(args: Args, progress: bool = False) -> tuple[Agent, int]:
         b_adv = torch.as_tensor(adv.reshape(-1))[keep]
         b_returns = b_adv + torch.as_tensor(values.reshape(-1))[keep]
         size = len(b_adv)
-        minibatch = max(size // args.num_minibatches, 1)
         for _ in range(args.update_epochs):
-            for rows in torch.randperm(size).split(minibatch):
+            for rows in minibatches(size, args.num_minibatches):
                 _, newlogprob, entropy, newvalue = agent.get_action_and_value(b_obs[rows], b_mask[rows],
                                                                               b_actions[rows])
                 ratio = (newlogprob - b_logprobs[rows]).exp()

@@ -44,3 +44,14 @@ def test_cleanrl_ppo_trains_legally_and_plays_in_the_tournament():
     rates = evaluate(recipe.CleanRLAgent(agent), make_rules("academie"), ("random",), groups=2, seed=1,
                      single_deal=True)  # the tournament refuses an illegal action
     assert rates["random"]["games"] == 4
+
+
+def test_no_minibatch_holds_a_single_decision():
+    """A minibatch of one decision has no spread to normalise its advantage by (NaN weights): the
+    split the fresh-venv run of the docs' recipe met (505 valid decisions in 8 parts)."""
+    import torch
+
+    for size in (2, 3, 9, 17, 505, 1024):
+        parts = recipe.minibatches(size, 8)
+        assert all(len(p) >= 2 for p in parts) and len(parts) <= 8
+        assert sorted(torch.cat(parts).tolist()) == list(range(size))
