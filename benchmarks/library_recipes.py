@@ -7,6 +7,8 @@ and ``heuristic`` and prints the rates with their paired intervals."""
 from __future__ import annotations
 
 import argparse
+import time
+from collections.abc import Callable
 from typing import Any
 
 RULES = "academie"
@@ -49,3 +51,19 @@ def report(agent: Any, args: argparse.Namespace) -> None:
         print(f"  against {opponent}: {100 * r['win_rate']:.1f}% of single deals won [{100 * r['ci_low']:.1f}, "
               f"{100 * r['ci_high']:.1f}] ({args.deals} duplicate pairs, seed {args.eval_seed}), margin "
               f"{r['margin']:+.3f} impériale a deal")
+
+
+def train_and_report(label: str, args: argparse.Namespace, train: Callable[[], tuple[Any, int]],
+                     agent_of: Callable[[Any], Any]) -> None:
+    """``train()`` (the trained thing and the decisions it learned from) on ``args.threads`` torch
+    threads, timed and told, then ``agent_of(trained)`` in :func:`report`."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    start = time.perf_counter()
+    trained, decisions = train()
+    seconds = time.perf_counter() - start
+    print(f"{label} on {args.obs_type}: {decisions:,} decisions in {seconds:.0f} s ({decisions / seconds:.0f} a "
+          f"second, {args.threads} torch threads), seed {args.seed}")
+    report(agent_of(trained), args)
+

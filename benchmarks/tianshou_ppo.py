@@ -28,7 +28,7 @@ import gymnasium
 import numpy as np
 import torch
 from gymnasium import spaces
-from library_recipes import RULES, parse_checked, recipe_parser, report
+from library_recipes import RULES, parse_checked, recipe_parser, train_and_report
 from tianshou.algorithm import PPO
 from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
@@ -141,14 +141,8 @@ def main() -> None:
     parser.add_argument("--obs-type", choices=("features", "bytes"), default="features")
     parser.add_argument("--steps", type=int, default=10**9, help="learner decisions to train on at most")
     args = parse_checked(parser, {"--steps": 2048})
-    torch.set_num_threads(args.threads)
-    start = time.perf_counter()
-    algorithm, steps = train(args.obs_type, args.steps, args.seed, minutes=args.minutes)
-    seconds = time.perf_counter() - start
-    print(f"Tianshou PPO on {args.obs_type}: {steps:,} decisions in {seconds:.0f} s ({steps / seconds:.0f} a second, "
-          f"{args.threads} torch threads), seed {args.seed}")
-    report(TianshouAgent(algorithm.policy.actor, args.obs_type), args)
-
+    train_and_report("Tianshou PPO", args, lambda: train(args.obs_type, args.steps, args.seed, minutes=args.minutes),
+                     lambda algorithm: TianshouAgent(algorithm.policy.actor, args.obs_type))
 
 if __name__ == "__main__":
     main()

@@ -21,7 +21,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 import torch
-from library_recipes import RULES, parse_checked, recipe_parser, report
+from library_recipes import RULES, parse_checked, recipe_parser, train_and_report
 from tensordict.nn import TensorDictModule, TensorDictSequential
 from torchrl.collectors import Collector
 from torchrl.data import Binary
@@ -138,14 +138,8 @@ def main() -> None:
     parser.add_argument("--obs-type", choices=("features", "bytes"), default="features")
     parser.add_argument("--frames", type=int, default=10**9, help="learner decisions to train on at most")
     args = parse_checked(parser, {"--frames": 1024})
-    torch.set_num_threads(args.threads)
-    start = time.perf_counter()
-    actor, frames = train(args.obs_type, args.frames, args.seed, minutes=args.minutes)
-    seconds = time.perf_counter() - start
-    print(f"TorchRL PPO on {args.obs_type}: {frames:,} decisions in {seconds:.0f} s ({frames / seconds:.0f} a second, "
-          f"{args.threads} torch threads), seed {args.seed}")
-    report(TorchRLAgent(actor, args.obs_type), args)
-
+    train_and_report("TorchRL PPO", args, lambda: train(args.obs_type, args.frames, args.seed, minutes=args.minutes),
+                     lambda actor: TorchRLAgent(actor, args.obs_type))
 
 if __name__ == "__main__":
     main()
