@@ -25,7 +25,7 @@ from library_recipes import RULES, parse_checked, recipe_parser, train_and_repor
 from tensordict.nn import TensorDictModule, TensorDictSequential
 from torchrl.collectors import Collector
 from torchrl.data import Binary
-from torchrl.envs import DTypeCastTransform, GymWrapper, PettingZooWrapper, TransformedEnv
+from torchrl.envs import DTypeCastTransform, EnvBase, GymWrapper, PettingZooWrapper, TransformedEnv
 from torchrl.envs.gym_like import default_info_dict_reader
 from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor, ValueOperator
 from torchrl.objectives import ClipPPOLoss
@@ -37,17 +37,32 @@ from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.kernels.features import policy_features
 
 
-def make_env(obs_type: str, seed: int, wrapper_class: Any = None) -> GymWrapper | TransformedEnv:
+def make_env(obs_type: str, seed: int, wrapper_class: Any = None, num_envs: int = 1) -> EnvBase:
     """``Imperiale-v1`` (one seat drawn at each reset against the heuristic, one deal an episode) as
     a TorchRL env; the legal mask comes from ``info`` (int8, as Gymnasium's masks are), and the
-    bytes, if asked for, are cast to floats (an MLP cannot read uint8)."""
-    env = gymnasium.make("Imperiale-v1", rules=RULES, opponent=HeuristicAgent(RULES), episode="deal", seat="random",
-                         obs_type=obs_type)
-    if wrapper_class is not None:
-        env = wrapper_class(env)
-    wrapped = GymWrapper(env, categorical_action_encoding=True)
-    wrapped.set_info_dict_reader(default_info_dict_reader(
-        ["action_mask"], spec={"action_mask": Binary(n=NUM_ACTIONS, dtype=torch.int8)}))
+    bytes, if asked for, are cast to floats (an MLP cannot read uint8).  ``num_envs`` above 1:
+    Gymnasium's vector env of that many games in processes of their own; ``wrapper_class`` wraps the
+    one env only."""
+    if num_envs > 1:
+        if wrapper_class is not None:
+            raise ValueError("wrapper_class wraps one env; with num_envs > 1 the games run in other processes")
+        # resets left to TorchRL (AutoresetMode.DISABLED, which it prefers): with Gymnasium's default
+        # the step after an episode's end returns its final observation, whose mask is empty
+        vector = gymnasium.make_vec("Imperiale-v1", num_envs=num_envs, vectorization_mode="async",
+                                    vector_kwargs={"autoreset_mode": gymnasium.vector.AutoresetMode.DISABLED},
+                                    rules=RULES, opponent="heuristic", episode="deal", seat="random",
+                                    obs_type=obs_type)
+        wrapped = GymWrapper(vector, categorical_action_encoding=True)
+        mask = Binary(n=NUM_ACTIONS, shape=(num_envs, NUM_ACTIONS), dtype=torch.int8)
+        wrapped.set_info_dict_reader(default_info_dict_reader(["action_mask"], spec={"action_mask": mask}))
+    else:
+        env = gymnasium.make("Imperiale-v1", rules=RULES, opponent=HeuristicAgent(RULES), episode="deal",
+                             seat="random", obs_type=obs_type)
+        if wrapper_class is not None:
+            env = wrapper_class(env)
+        wrapped = GymWrapper(env, categorical_action_encoding=True)
+        wrapped.set_info_dict_reader(default_info_dict_reader(
+            ["action_mask"], spec={"action_mask": Binary(n=NUM_ACTIONS, dtype=torch.int8)}))
     wrapped.set_seed(seed)
     if obs_type == "bytes":  # the bytes are uint8: TorchRL's cast makes them the floats an MLP reads
         return TransformedEnv(wrapped, DTypeCastTransform(torch.uint8, torch.float32, in_keys=["observation"]))
@@ -74,19 +89,25 @@ def make_actor_critic(obs_size: int, action_spec: Any, cells: tuple[int, ...] = 
 
 
 def train(obs_type: str, frames: int, seed: int, frames_per_batch: int = 1024, epochs: int = 4,
-          minibatch: int = 256, lr: float = 3e-4, wrapper_class: Any = None, minutes: float | None = None):
-    """PPO for ``frames`` learner decisions (or until ``minutes`` have passed); the trained actor."""
+          minibatch: int = 256, lr: float = 3e-4, wrapper_class: Any = None, minutes: float | None = None,
+          num_envs: int = 1):
+    """PPO for ``frames`` learner decisions (or until ``minutes`` have passed), on ``num_envs`` games
+    at a time; the trained actor and the decisions learned from.  A batch holding an action outside
+    its mask stops the run."""
     torch.manual_seed(seed)
-    env = make_env(obs_type, seed, wrapper_class)
+    env = make_env(obs_type, seed, wrapper_class, num_envs)
     actor, critic = make_actor_critic(env.observation_spec["observation"].shape[-1], env.action_spec)
-    collector = Collector(lambda: make_env(obs_type, seed, wrapper_class), actor, frames_per_batch=frames_per_batch,
-                          total_frames=frames, auto_register_policy_transforms=False)
+    env.close()
+    collector = Collector(lambda: make_env(obs_type, seed, wrapper_class, num_envs), actor,
+                          frames_per_batch=frames_per_batch, total_frames=frames, auto_register_policy_transforms=False)
     advantage = GAE(gamma=1.0, lmbda=0.95, value_network=critic, average_gae=True)
     loss = ClipPPOLoss(actor, critic, clip_epsilon=0.2, entropy_coeff=0.01)
     optimiser = torch.optim.Adam(loss.parameters(), lr)
     deadline = None if minutes is None else time.perf_counter() + 60 * minutes
     done = 0
     for batch in collector:
+        if not batch["action_mask"].gather(-1, batch["action"].unsqueeze(-1)).all():
+            raise RuntimeError("the actor took an illegal action: the mask did not reach MaskedCategorical")
         with torch.no_grad():
             advantage(batch)
         flat = batch.reshape(-1)
@@ -103,7 +124,6 @@ def train(obs_type: str, frames: int, seed: int, frames_per_batch: int = 1024, e
         if deadline is not None and time.perf_counter() > deadline:
             break
     collector.shutdown()
-    env.close()
     return actor, done
 
 
@@ -137,9 +157,12 @@ def main() -> None:
     parser = recipe_parser(__doc__)
     parser.add_argument("--obs-type", choices=("features", "bytes"), default="features")
     parser.add_argument("--frames", type=int, default=10**9, help="learner decisions to train on at most")
-    args = parse_checked(parser, {"--frames": 1024})
-    train_and_report("TorchRL PPO", args, lambda: train(args.obs_type, args.frames, args.seed, minutes=args.minutes),
+    parser.add_argument("--num-envs", type=int, default=1, help="games at a time, each vector env's in a process "
+                        "of its own above 1 (default 1)")
+    args = parse_checked(parser, {"--frames": 1024, "--num-envs": 1})
+    train_and_report("TorchRL PPO", args, lambda: train(args.obs_type, args.frames, args.seed, minutes=args.minutes,
+                                                      num_envs=args.num_envs),
                      lambda actor: TorchRLAgent(actor, args.obs_type))
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # the vector env's processes import this file: nothing runs on import
     main()

@@ -5,6 +5,7 @@ plays in the suite's tournament; the vector env and the AEC env pass TorchRL's s
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,3 +62,23 @@ def test_a_vector_env_passes_torchrls_spec_check(tmp_path):
     script.write_text(code)  # the vector env starts processes that import the main script: a file, not -c
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "specs checked" in done.stdout, done.stderr[-2000:]
+
+
+def test_torchrl_ppo_trains_on_a_gymnasium_vector_env(tmp_path):
+    """The recipe with ``num_envs=2``: Gymnasium's async vector env (resets left to TorchRL), every
+    action within its mask (the training loop checks each batch), a few updates."""
+    import subprocess
+
+    benchmarks = str(Path(__file__).resolve().parent.parent / "benchmarks")
+    code = ("import sys\n"
+            f"sys.path.insert(0, {benchmarks!r})\n"
+            "import torch\nimport torchrl_ppo\n"
+            "if __name__ == '__main__':\n"
+            "    torch.set_num_threads(1)\n"
+            "    actor, frames = torchrl_ppo.train('features', frames=1024, seed=0, frames_per_batch=512, num_envs=2)\n"
+            "    print('trained', frames)\n")
+    script = tmp_path / "torchrl_vector_train.py"
+    script.write_text(code)  # the vector env starts processes that import the main script: a file, not -c
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "trained 1024" in done.stdout, done.stderr[-2000:]
+
