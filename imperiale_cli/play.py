@@ -56,11 +56,13 @@ from imperiale_env.records.game_records import (
     save_records,
 )
 from imperiale_env.records.narrate import (
+    EventsTold,
     Words,
     decision_note,
     decision_rule_text,
     explain_events,
     play_rule_text,
+    seat_names,
     trick_text,
 )
 from imperiale_env.reference.game import DealState, Decision, Game, deal_cards
@@ -76,14 +78,6 @@ PROMPT = "> "
 
 class PlayError(ValueError):
     """A ``play`` setting that cannot be used (seat, save file); the message says what is allowed."""
-
-
-def seat_names(players: int, human: int, bot: str | None = None) -> list[str]:
-    """``You`` for the human seat; the bots by their spec (``champion``; ``pimc:16 (seat 2)`` when
-    two bots play), or ``Player p`` when no spec is given."""
-    if bot is None:
-        return ["You" if p == human else f"Player {p}" for p in range(players)]
-    return ["You" if p == human else bot if players == 2 else f"{bot} (seat {p})" for p in range(players)]
 
 
 def help_text(game: Game, human: int) -> str:
@@ -341,15 +335,13 @@ def play_game(
     status = "finished"
     announced = -1
 
-    told_events: dict[int, int] = {}  # deal index -> its score events told so far
+    told = EventsTold()
     shown_table, shown_deal = "", -1  # the table last printed, and its deal: later ones print what changed
 
     def tell_new_events(st: DealState) -> None:
         """Tell the score events of the deal ``st`` logged since the last call, as they happen."""
-        start = told_events.get(st.index, 0)
-        for sentence in explain_events(st.events[start:], rules, names, seat, st.deal.trump):
+        for sentence in explain_events(told.new(st), rules, names, seat, st.deal.trump):
             print_fn("  * " + sentence)
-        told_events[st.index] = len(st.events)
 
     def tell_deals(upto: int) -> None:
         """End every deal before ``upto`` not ended yet: its events not told yet (those of the last
@@ -358,8 +350,7 @@ def play_game(
         while told_deals < upto:
             st = game.history[told_deals]
             print_fn(f"--- End of deal {st.index + 1} ---")
-            rest = explain_events(st.events[told_events.get(st.index, 0):], rules, names, seat, st.deal.trump)
-            told_events[st.index] = len(st.events)
+            rest = explain_events(told.new(st), rules, names, seat, st.deal.trump)
             for sentence in rest or ([] if st.events else ["Nobody scored in this deal."]):
                 print_fn("  " + sentence)
             # The score after this deal's last event: once the next deal has started, the game's
@@ -396,7 +387,7 @@ def play_game(
             print_fn(f"Trick {before.tricks_played + 1}: {last_trick}.")
         if game.state is not before:
             last_trick = None
-        elif before.events[told_events.get(before.index, 0):]:
+        elif told.pending(before):
             tell_new_events(before)  # shown, declared, won the point: said when it happens, with why
         tell_deals(len(game.history) - (0 if game.decision is None else 1))
 

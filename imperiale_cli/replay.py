@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from imperiale_cli.play import seat_names
 from imperiale_env.core.cards import SUIT_NAMES, card_code
 from imperiale_env.envs.render_text import hand_line, score_line
 from imperiale_env.records.game_records import DealFeed, game_from_record
-from imperiale_env.records.narrate import Words, decision_note, explain_events, trick_text
+from imperiale_env.records.narrate import Words, decision_note, explain_events, seat_names, trick_text
 from imperiale_env.reference.game import DealState, Game
 
 INDENT = "  "

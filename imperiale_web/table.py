@@ -25,7 +25,7 @@ from imperiale_env.core.rules import PRESET_NAMES, RulesError, make_rules
 from imperiale_env.envs.render_text import QUESTION_WORDS, SUIT_NAMES
 from imperiale_env.envs.seating import agent_choice, play_until
 from imperiale_env.records.game_records import record_from_game
-from imperiale_env.records.narrate import decision_rule_text, explain_events, why_trick_won
+from imperiale_env.records.narrate import EventsTold, decision_rule_text, explain_events, seat_names, why_trick_won
 from imperiale_env.reference.game import Decision, Game
 from imperiale_env.reference.twin import Twin
 
@@ -162,11 +162,11 @@ class Table:
         self.seat = seat
         self.opponent = opponent
         # the bots are named by their spec, as the person chose them (and by seat when two play)
-        self.names = ["You" if p == seat else opponent if P == 2 else f"{opponent} (seat {p})" for p in range(P)]
+        self.names = seat_names(P, seat, opponent)
         self.twin = Twin.new(self.rules, self.seed)
         self.rng = np.random.default_rng(self.seed)
         self.resigned = False
-        self.told: dict[int, int] = {}  # deal index -> its score events told to the person so far
+        self.told = EventsTold()
         self.bots_act()
         self.news = self.new_events()
 
@@ -184,11 +184,8 @@ class Table:
         the person's last move (and the bots' answers to it) scored, told at the moment it happens."""
         news = []
         for st in self.game.history:
-            start = self.told.get(st.index, 0)
-            if start < len(st.events):
-                for text in words_of_events(st.events[start:], self.game, self.names, self.seat, st.deal.trump):
-                    news.append({"deal": st.index, "text": text})
-                self.told[st.index] = len(st.events)
+            for text in words_of_events(self.told.new(st), self.game, self.names, self.seat, st.deal.trump):
+                news.append({"deal": st.index, "text": text})
         return news
 
     def bots_act(self) -> None:

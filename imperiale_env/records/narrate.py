@@ -29,7 +29,7 @@ from imperiale_env.core.cards import (
     suit_of,
 )
 from imperiale_env.core.rules import Rules
-from imperiale_env.reference.game import Decision, Game, Question, trick_winner_card
+from imperiale_env.reference.game import DealState, Decision, Game, Question, trick_winner_card
 
 RANK_PLURALS = {"K": "Kings", "Q": "Queens", "J": "Jacks", "A": "Aces", "10": "tens", "9": "nines", "8": "eights",
                 "7": "sevens", "6": "sixes"}
@@ -59,6 +59,33 @@ class Words:
 
     def his(self, p: int) -> str:
         return "your" if p == self.human else "his"
+
+
+def seat_names(players: int, human: int, bot: str | None = None) -> list[str]:
+    """``You`` for the human seat; the bots by their spec (``champion``; ``pimc:16 (seat 2)`` when
+    two bots play), or ``Player p`` when no spec is given.  The terminal, the web table and replays
+    name the seats so."""
+    if bot is None:
+        return ["You" if p == human else f"Player {p}" for p in range(players)]
+    return ["You" if p == human else bot if players == 2 else f"{bot} (seat {p})" for p in range(players)]
+
+
+class EventsTold:
+    """Which score events of each deal have been told to the person: a front end tells each event
+    once, as soon as the move that scored it is answered (the terminal game, the web table)."""
+
+    def __init__(self) -> None:
+        self._told: dict[int, int] = {}  # deal index -> its events told so far
+
+    def new(self, state: DealState) -> list[dict[str, Any]]:
+        """The events of the deal ``state`` not told yet, now counted as told."""
+        start = self._told.get(state.index, 0)
+        self._told[state.index] = len(state.events)
+        return state.events[start:]
+
+    def pending(self, state: DealState) -> bool:
+        """Whether the deal ``state`` has events not told yet."""
+        return len(state.events) > self._told.get(state.index, 0)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
