@@ -22,14 +22,7 @@ from imperiale_agents.belief import shipped_belief
 from imperiale_agents.registry import make_agent
 from imperiale_agents.view import decode
 from imperiale_env.core.rules import make_rules
-from imperiale_train.belief import mean_log_loss, play_deals, reliability, reliability_plot
-
-
-def per_decision_loss(probs: np.ndarray, place: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each decision's summed log loss over its cards of uncertain place, and how many there are."""
-    uncertain = allowed.sum(axis=-1) > 1
-    p = np.take_along_axis(probs, place[..., None].astype(np.int64), axis=-1)[..., 0]
-    return np.where(uncertain, -np.log(np.where(uncertain, p, 1.0)), 0.0).sum(axis=1), uncertain.sum(axis=1)
+from imperiale_train.belief import decision_log_loss, mean_log_loss, play_deals, reliability, reliability_plot
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,8 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     d = play_deals(rules, args.deals, make_agent("champion", rules), seed=args.seed)
     v = decode(d.obs)
     per_card, fitted = net.probabilities(d.obs, v, fitted=False), net.probabilities(d.obs, v)
-    loss_card, cards = per_decision_loss(per_card, d.place, d.allowed)
-    loss_fit, _ = per_decision_loss(fitted, d.place, d.allowed)
+    loss_card, cards = decision_log_loss(per_card, d)
+    loss_fit, _ = decision_log_loss(fitted, d)
     deals = np.unique(d.deal)
     by_deal = np.stack([np.bincount(np.searchsorted(deals, d.deal), weights=w, minlength=len(deals))
                         for w in (loss_fit - loss_card, cards)])

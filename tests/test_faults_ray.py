@@ -48,12 +48,17 @@ def _ray_processes(title: bytes) -> list[int]:
     return pids
 
 
+def _train_argv(run_dir: Path, iterations: int, *extra: str) -> list[str]:
+    """The real command line (``python -m imperiale_cli train``) with two Ray rollout workers."""
+    return [sys.executable, "-m", "imperiale_cli", "train", f"iterations={iterations}", "num_envs=64",
+            "rollout_workers=2", f"run_dir={run_dir}", "eval_groups=4", "progress=false", "tensorboard=false",
+            "plot=false", *extra]
+
+
 def _train(run_dir: Path, kill: bool) -> tuple[str, list[dict]]:
     """``imperiale train`` with two Ray rollout workers; with ``kill``, both workers are killed
     (SIGKILL) once they are collecting, while the run is still going."""
-    argv = [sys.executable, "-m", "imperiale_cli", "train", "iterations=30", "num_envs=64", "rollout_workers=2",
-            f"run_dir={run_dir}", "eval_groups=4", "progress=false", "tensorboard=false", "plot=false"]
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    child = subprocess.Popen(_train_argv(run_dir, 30), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     killed_at = None
     if kill:
         deadline = time.monotonic() + 120
@@ -87,9 +92,7 @@ def test_a_killed_rollout_worker_is_restarted_and_the_run_is_unchanged(tmp_path)
 def _start_training(run_dir: Path, *extra: str, sigint_ignored: bool = False) -> subprocess.Popen:
     """The real command line (``python -m imperiale_cli``), which watches a Ray run from outside;
     ``sigint_ignored``: started as a shell starts a background job, SIGINT ignored."""
-    argv = [sys.executable, "-m", "imperiale_cli", "train", "iterations=200", "num_envs=64", "rollout_workers=2",
-            f"run_dir={run_dir}", "eval_groups=4", "progress=false", "tensorboard=false", "plot=false",
-            "checkpoint_every=1", *extra]
+    argv = _train_argv(run_dir, 200, "checkpoint_every=1", *extra)
     ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
     child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=ignore)
     deadline = time.monotonic() + 120

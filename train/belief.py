@@ -262,12 +262,20 @@ def uniform_marginals(rules: Rules, d: Decisions, worlds: int, seed: int, bar=No
     return out
 
 
+def decision_log_loss(probs: np.ndarray, d: Decisions) -> tuple[np.ndarray, np.ndarray]:
+    """Each decision's summed log loss (nats) of the probabilities ``probs`` ``(N, 36, 3)`` over its
+    cards with a choice of place, and how many such cards it has (``(N,)`` each: a bootstrap over
+    deals sums them by deal)."""
+    uncertain = d.allowed.sum(axis=-1) > 1
+    p = np.take_along_axis(probs, d.place[..., None].astype(np.int64), axis=-1)[..., 0]
+    return np.where(uncertain, -np.log(np.where(uncertain, p, 1.0)), 0.0).sum(axis=1), uncertain.sum(axis=1)
+
+
 def mean_log_loss(probs: np.ndarray, d: Decisions) -> float:
     """Mean log loss (nats) of the probabilities ``probs`` ``(N, 36, 3)`` over the cards of ``d``
     with a choice of place."""
-    uncertain = d.allowed.sum(axis=-1) > 1
-    p = np.take_along_axis(probs, d.place[..., None].astype(np.int64), axis=-1)[..., 0]
-    return float(-np.log(p[uncertain]).mean())
+    loss, cards = decision_log_loss(probs, d)
+    return float(loss.sum() / cards.sum())
 
 
 def reliability(probs: np.ndarray, d: Decisions, bins: int = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
