@@ -10,7 +10,7 @@ agents that are cheap to rebuild (``random``, ``heuristic``, ``pimc...``, rebuil
 pimc with ``--workers`` processes there), the built object for the others (``neural:PATH``:
 its network, so the checkpoint file need not exist on the other machines; custom
 :class:`~imperiale_agents.base.Agent` objects).  Per task: the rules (a small dataclass), the lineup and the
-plan's numbers, and back the match's :class:`~imperiale_agents.tournament.MatchLog` (a few arrays of
+plan's numbers, and back the match's :class:`~imperiale_agents.tournament_stats.MatchLog` (a few arrays of
 ``games`` rows, about ``games * (deals * players * 8 + 80)`` bytes) with its timings.
 
 **Failures.**  A task whose worker process dies is run again by Ray (``max_retries``), and
@@ -25,7 +25,8 @@ from collections.abc import Iterator
 
 from imperiale_agents.base import Agent, make_agent
 from imperiale_agents.cluster import ClusterError, check_cpus, connect, failure, import_ray
-from imperiale_agents.tournament import AgentTiming, MatchLog, MatchPlan, play_match
+from imperiale_agents.tournament import MatchPlan, play_match
+from imperiale_agents.tournament_stats import AgentTiming, MatchLog
 from imperiale_env.core.rules import Rules
 
 #: Agent kinds rebuilt from their spec in the task (cheap); the others travel as built objects.

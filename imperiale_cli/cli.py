@@ -252,7 +252,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if len(specs) < 2 or not all(specs):
         _error("eval", f"--agents needs at least two comma-separated agents, none empty, got {args.agents!r}")
         return 2
-    from imperiale_agents.tournament import check_outputs, run_tournament, write_outputs
+    from imperiale_agents.tournament import run_tournament
+    from imperiale_agents.tournament_report import check_outputs, markdown, write_outputs
     from imperiale_env.core.rules import make_rules
 
     if args.out is not None:
@@ -270,7 +271,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         result = run_tournament(specs, rules, groups=groups, seed=args.seed, single_deal=args.deals is not None,
                                 progress=not args.no_progress, workers=args.workers, stop_on_interrupt=True,
                                 runner=runner)
-    print(result.markdown(), flush=True)
+    print(markdown(result), flush=True)
     if args.out is not None:
         for path in write_outputs(result, args.out).values():
             print(f"wrote {path}", file=sys.stderr)

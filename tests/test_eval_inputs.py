@@ -9,7 +9,8 @@ import pytest
 
 from imperiale_agents import tournament
 from imperiale_agents.base import AGENT_FORMS, MAX_SAMPLES, AgentError, make_agent
-from imperiale_agents.tournament import check_outputs, run_tournament, write_outputs
+from imperiale_agents.tournament import run_tournament
+from imperiale_agents.tournament_report import check_outputs, write_outputs
 from imperiale_cli.cli import main
 from imperiale_env.core.inputs import InputError
 from imperiale_env.core.rules import make_rules

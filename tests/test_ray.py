@@ -22,6 +22,7 @@ ray = pytest.importorskip("ray")
 from imperiale_agents.cluster import ClusterError, connect  # noqa: E402
 from imperiale_agents.ray_tournament import RayMatchRunner  # noqa: E402
 from imperiale_agents.tournament import run_tournament  # noqa: E402
+from imperiale_agents.tournament_report import markdown  # noqa: E402
 from imperiale_cli.cli import main  # noqa: E402
 from imperiale_env.core.rules import make_rules  # noqa: E402
 
@@ -84,7 +85,7 @@ def _comparable(result):
 def _assert_same(a, b):
     a, b = _comparable(a), _comparable(b)
     assert a.to_dict() == b.to_dict()
-    assert a.markdown() == b.markdown()
+    assert markdown(a) == markdown(b)
     assert len(a.logs) == len(b.logs)
     for x, y in zip(a.logs, b.logs, strict=True):
         assert x.lineup == y.lineup

@@ -8,18 +8,15 @@ import numpy as np
 import pytest
 
 from imperiale_agents.heuristic import HeuristicAgent
-from imperiale_agents.tournament import (
+from imperiale_agents.tournament import lineups, play_match, run_tournament, seatings
+from imperiale_agents.tournament_report import write_outputs
+from imperiale_agents.tournament_stats import (
     PairStats,
     bradley_terry,
     cluster_ratio,
     elo_intervals,
     elo_ratings,
-    lineups,
-    play_match,
-    run_tournament,
-    seatings,
     wilson,
-    write_outputs,
 )
 from imperiale_cli.cli import main
 from imperiale_env.core.rules import make_rules
