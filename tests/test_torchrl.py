@@ -46,39 +46,39 @@ def test_the_aec_env_under_torchrl_takes_only_legal_actions():
     assert acted == len(rollout)  # one seat acts at each step
 
 
+def run_main_script(folder: Path, body: str) -> str:
+    """Run ``body`` (the code of a ``__main__`` block, 4 spaces in) as a script file in a new
+    interpreter and return what it printed; the vector env starts processes that import the main
+    script, so it is a file, not ``-c``, and its top level only imports."""
+    import subprocess
+
+    benchmarks = str(Path(__file__).resolve().parent.parent / "benchmarks")
+    script = folder / "torchrl_vector.py"
+    script.write_text(f"import sys\nsys.path.insert(0, {benchmarks!r})\nimport imperiale_env\n"
+                      f"if __name__ == '__main__':\n{body}")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
 def test_a_vector_env_passes_torchrls_spec_check(tmp_path):
     """``GymEnv("Imperiale-v1", num_envs=3)``: TorchRL's check that every step stays in the declared
     specs (the zero-filled final observation of an ended game included)."""
-    import subprocess
-
-    code = ("import imperiale_env\nfrom torchrl.envs import GymEnv\nfrom torchrl.envs.utils import check_env_specs\n"
-            "if __name__ == '__main__':\n"
-            "    for obs_type in ('bytes', 'features'):\n"
-            "        env = GymEnv('Imperiale-v1', num_envs=3, obs_type=obs_type)\n"
-            "        check_env_specs(env)\n"
-            "        env.close()\n"
-            "    print('specs checked')\n")
-    script = tmp_path / "torchrl_vector_check.py"
-    script.write_text(code)  # the vector env starts processes that import the main script: a file, not -c
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and "specs checked" in done.stdout, done.stderr[-2000:]
+    out = run_main_script(tmp_path, "    from torchrl.envs import GymEnv\n"
+                                    "    from torchrl.envs.utils import check_env_specs\n"
+                                    "    for obs_type in ('bytes', 'features'):\n"
+                                    "        env = GymEnv('Imperiale-v1', num_envs=3, obs_type=obs_type)\n"
+                                    "        check_env_specs(env)\n"
+                                    "        env.close()\n"
+                                    "    print('specs checked')\n")
+    assert "specs checked" in out
 
 
 def test_torchrl_ppo_trains_on_a_gymnasium_vector_env(tmp_path):
     """The recipe with ``num_envs=2``: Gymnasium's async vector env (resets left to TorchRL), every
     action within its mask (the training loop checks each batch), a few updates."""
-    import subprocess
-
-    benchmarks = str(Path(__file__).resolve().parent.parent / "benchmarks")
-    code = ("import sys\n"
-            f"sys.path.insert(0, {benchmarks!r})\n"
-            "import torch\nimport torchrl_ppo\n"
-            "if __name__ == '__main__':\n"
-            "    torch.set_num_threads(1)\n"
-            "    actor, frames = torchrl_ppo.train('features', frames=1024, seed=0, frames_per_batch=512, num_envs=2)\n"
-            "    print('trained', frames)\n")
-    script = tmp_path / "torchrl_vector_train.py"
-    script.write_text(code)  # the vector env starts processes that import the main script: a file, not -c
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and "trained 1024" in done.stdout, done.stderr[-2000:]
-
+    out = run_main_script(tmp_path, "    import torch\n    import torchrl_ppo\n    torch.set_num_threads(1)\n"
+                                    "    actor, frames = torchrl_ppo.train('features', frames=1024, seed=0, "
+                                    "frames_per_batch=512, num_envs=2)\n"
+                                    "    print('trained', frames)\n")
+    assert "trained 1024" in out
