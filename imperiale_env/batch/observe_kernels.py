@@ -27,6 +27,7 @@ from numba import njit, prange
 
 from imperiale_env.batch.addresses import arrays_at, compiled_fingerprint
 from imperiale_env.batch.state import NONE, QUESTION, layout
+from imperiale_env.core.declarations import CB_ITEM, FOUR_ITEMS_START, SEQUENCE_ITEMS
 from imperiale_env.core.observation import NUM_SHOWN_ITEMS, OFFSETS, POINT_DECLARED, POINT_SUNK, TURNED_IMPERIALE_ITEM
 from imperiale_env.kernels.mask_ops import ONE, ZERO, lowest_card
 
@@ -38,7 +39,7 @@ OFFSET_NAMES = ("hand", "played_by", "played_in", "leaders", "shown_by", "turned
 BLOCK_STARTS = np.array([OFFSETS[name].start for name in OFFSET_NAMES], dtype=np.int64)
 _CARDS = 36
 _SUITS = 4
-_CB_ITEM = 0
+_FIRST_SEQUENCE_ITEM = SEQUENCE_ITEMS.start  # the plain integer a kernel reads
 _POINTS_CAP = 24
 
 
@@ -142,9 +143,9 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
                 else:
                     pend = np.uint64(s.pending[i, me])
                     item = lowest_card(pend) if pend != ZERO else -1  # -1: nothing pending (never asked)
-                    _put(out, r, o_question_kind, 1 + (0 if item == _CB_ITEM else 1 if item < 5 else 2 if item < 9
-                                                       else 3))
-                    _cards(out, r, o_question_cards, s.dealt[i, me] if item == _CB_ITEM else t.item_mask[max(item, 0)],
+                    _put(out, r, o_question_kind, 1 + (0 if item == CB_ITEM else 1 if item < _FIRST_SEQUENCE_ITEM
+                                                       else 2 if item < FOUR_ITEMS_START else 3))
+                    _cards(out, r, o_question_cards, s.dealt[i, me] if item == CB_ITEM else t.item_mask[max(item, 0)],
                            1)
         _put(out, r, o_dealer, _seat(s.dealer[i] - cur + P, P))
         _put(out, r, o_tricks_played, s.tricks_played[i])

@@ -23,18 +23,25 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from imperiale_env.core import events as ev
+from imperiale_env.core.declarations import CB_ITEM, FOUR_ITEMS_START, NUM_ITEMS, SEQUENCE_ITEMS
+from imperiale_env.core.rules import FALLEN_IMPERIALES, POINT_TIES
 from imperiale_env.kernels.mask_ops import ONE, SUIT_MASK, ZERO, card_count
 
-# Event codes: imperiale_env.core.events.EVENT_KINDS in order.
-(E_TURNED_HONOUR, E_CARTE_BLANCHE, E_QUART_MAJOR, E_FOUR_OF_A_KIND, E_TURNED_IMPERIALE, E_POINT, E_HONOURS,
- E_FALLEN_IMPERIALE, E_TRICKS, E_CAPOT, E_WIPE, E_IMPERIALE, E_GAME_OVER) = range(13)
-#: ``r["fallen_imperiale"]``: the fallen impériale rule (rules.FALLEN_IMPERIALES in order).
-FALLEN_OFF, FALLEN_TRICKS, FALLEN_TOMBEE, FALLEN_CAPTURE = range(4)
-#: ``r["point_tie"]``: rules.POINT_TIES in order.
-POINT_PRIORITY, POINT_SPLIT = range(2)
-POINTS_PER_IMPERIALE = 24
-# Item slots (imperiale_env.batch.tables): carte blanche, quarts major 1-4, sequences 5-8, fours from 9.
-CB_ITEM, FIRST_SEQUENCE_ITEM, FIRST_FOUR_ITEM, NUM_ITEMS = 0, 5, 9, 14
+# Event codes, each read from its declaration (imperiale_env.core.events: row code i is EVENT_KINDS[i]).
+E_TURNED_HONOUR, E_CARTE_BLANCHE = ev.CODE[ev.TURNED_HONOUR], ev.CODE[ev.CARTE_BLANCHE]
+E_QUART_MAJOR, E_FOUR_OF_A_KIND = ev.CODE[ev.QUART_MAJOR], ev.CODE[ev.FOUR_OF_A_KIND]
+E_TURNED_IMPERIALE, E_POINT, E_HONOURS = ev.CODE[ev.TURNED_IMPERIALE], ev.CODE[ev.POINT], ev.CODE[ev.HONOURS]
+E_FALLEN_IMPERIALE, E_TRICKS, E_CAPOT = ev.CODE[ev.FALLEN_IMPERIALE], ev.CODE[ev.TRICKS], ev.CODE[ev.CAPOT]
+E_WIPE, E_IMPERIALE, E_GAME_OVER = ev.CODE[ev.WIPE], ev.CODE[ev.IMPERIALE], ev.CODE[ev.GAME_OVER]
+#: ``r["fallen_imperiale"]``: the fallen impériale rule, by its index in rules.FALLEN_IMPERIALES.
+FALLEN_OFF, FALLEN_TRICKS = FALLEN_IMPERIALES.index("off"), FALLEN_IMPERIALES.index("tricks")
+FALLEN_TOMBEE, FALLEN_CAPTURE = FALLEN_IMPERIALES.index("tombee"), FALLEN_IMPERIALES.index("capture")
+#: ``r["point_tie"]``: by its index in rules.POINT_TIES.
+POINT_PRIORITY, POINT_SPLIT = POINT_TIES.index("priority"), POINT_TIES.index("split")
+POINTS_PER_IMPERIALE = ev.POINTS_PER_IMPERIALE
+# Item slots (imperiale_env.core.declarations), as the plain integers a kernel reads.
+FIRST_SEQUENCE_ITEM, FIRST_FOUR_ITEM = SEQUENCE_ITEMS.start, FOUR_ITEMS_START
 
 
 #: What award and gain read and change: the score, the end of the game, what an event row names.

@@ -38,7 +38,6 @@ from numba import literal_unroll, njit, prange
 from imperiale_env.batch.addresses import arrays_at, compiled_fingerprint
 from imperiale_env.batch.card_play_kernels import action_bits, illegal_actions, play_card
 from imperiale_env.batch.score_kernels import (
-    CB_ITEM,
     E_TURNED_HONOUR,
     Scores,
     award,
@@ -56,6 +55,7 @@ from imperiale_env.batch.score_kernels import (
 )
 from imperiale_env.batch.state import FIRST_DEAL_FIELD, NONE, PLAY, POINT, QUESTION, StateArrays, layout
 from imperiale_env.core.actions import POINT_BASE, SHOW, SINK
+from imperiale_env.core.declarations import CB_ITEM
 from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO, card_count, lowest_card
 from imperiale_env.kernels.seeds import deal_order, first_dealer
 
@@ -66,8 +66,13 @@ POINTS_PER_IMPERIALE = 24
 STAGE_KINDS = ("deal_start", "ask_now", "ask", "ask_turned", "cb_end", "score_turned", "point", "score_point",
                "score_cb", "score_by_number", "score_compared", "honours_in_hand", "first_lead", "play", "honours",
                "fallen", "tricks", "deal_end")
-(DEAL_START, ASK_NOW, ASK, ASK_TURNED, CB_END, SCORE_TURNED, POINT_STAGE, SCORE_POINT, SCORE_CB, SCORE_BY_NUMBER,
- SCORE_COMPARED, HONOURS_IN_HAND, FIRST_LEAD, PLAY_STAGE, HONOURS, FALLEN, TRICKS, DEAL_END) = range(18)
+_KIND = {name: k for k, name in enumerate(STAGE_KINDS)}  # each number read by its name
+DEAL_START, ASK_NOW, ASK, ASK_TURNED = _KIND["deal_start"], _KIND["ask_now"], _KIND["ask"], _KIND["ask_turned"]
+CB_END, SCORE_TURNED, POINT_STAGE = _KIND["cb_end"], _KIND["score_turned"], _KIND["point"]
+SCORE_POINT, SCORE_CB, SCORE_BY_NUMBER = _KIND["score_point"], _KIND["score_cb"], _KIND["score_by_number"]
+SCORE_COMPARED, HONOURS_IN_HAND, FIRST_LEAD = _KIND["score_compared"], _KIND["honours_in_hand"], _KIND["first_lead"]
+PLAY_STAGE, HONOURS, FALLEN, TRICKS = _KIND["play"], _KIND["honours"], _KIND["fallen"], _KIND["tricks"]
+DEAL_END = _KIND["deal_end"]
 #: ``flags[i]`` of a game waiting on a decision, or paused at the end of a deal to archive.
 WAITING, PAUSED = -1, -2
 #: What :func:`run_games` does to each game: apply its action, start a new game, resume a paused one.

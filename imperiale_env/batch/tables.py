@@ -6,9 +6,10 @@ turned-card impériale, one player's point, the play) or an automatic step (deal
 deal's end); the compiled stage machine (:mod:`imperiale_env.batch.stages_kernels`) reads them as
 numbers, with the rule values and card tables of :attr:`Tables.arrays`.
 
-The in-hand items a player may show are numbered slots (bit ``j`` of his item masks):
-carte blanche, quarts major by suit, Imperijal sequences by suit, fours in
-``rules.four_ranks`` order, which is the canonical question order.
+The in-hand items a player may show are numbered slots (bit ``j`` of his item masks), declared
+once in :mod:`imperiale_env.core.declarations` (``CB_ITEM``, ``QUART_ITEMS``, ...): carte blanche,
+quarts major by suit, Imperijal sequences by suit, fours in ``rules.four_ranks`` order, which is the
+canonical question order.
 """
 
 from __future__ import annotations
@@ -23,14 +24,10 @@ from imperiale_env.batch.stages_kernels import STAGE_KINDS, TABLE_LAYOUT, TABLE_
 from imperiale_env.batch.state import DEAL_FILLS
 from imperiale_env.core.card_masks import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, RANK_MASK
 from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
+from imperiale_env.core.declarations import CB_ITEM, FOUR_ITEMS_START, NUM_ITEMS, QUART_ITEMS, SEQUENCE_ITEMS
 from imperiale_env.core.rules import Rules, rank_index, rule_record
 from imperiale_env.core.tricks import trick_points_table
 
-CB_ITEM = 0
-QUART_ITEMS = range(1, 5)
-SEQUENCE_ITEMS = range(5, 9)
-FOUR_ITEMS_START = 9
-NUM_ITEMS = 14
 #: The court cards: a hand without any is a carte blanche.
 KQJ = RANK_MASK[K] | RANK_MASK[Q] | RANK_MASK[J]
 

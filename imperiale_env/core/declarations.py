@@ -15,6 +15,16 @@ from dataclasses import dataclass
 from imperiale_env.core.cards import NUM_SUITS, POINT_VALUE, A, J, K, Q, card, low_rank, rank_of, suit_of
 from imperiale_env.core.rules import Rules, rank_index
 
+#: The in-hand items a player may show, as numbered slots (bit ``j`` of the batched engine's item
+#: masks, column ``j`` of the observation's ``shown_items``): carte blanche, the quart major of each
+#: suit S H D C, the Imperijal sequence of each suit, the fours in ``rules.four_ranks`` order (the
+#: canonical question order above).
+CB_ITEM = 0
+QUART_ITEMS = range(1, 5)
+SEQUENCE_ITEMS = range(5, 9)
+FOUR_ITEMS_START = 9
+NUM_ITEMS = 14
+
 QUART_MAJOR_RANKS = (A, K, Q, J)
 
 

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS, POINT_VALUE
+from imperiale_env.core.declarations import NUM_ITEMS
 from imperiale_env.core.events import POINTS_PER_IMPERIALE
 
 if TYPE_CHECKING:
@@ -48,8 +49,8 @@ MAX_SEATS = 3
 TRICKS = 12
 #: The item slots of ``shown_items``: carte blanche, quart major by suit, the Imperijal sequence
 #: by suit, the fours of a kind in the order of ``rules.four_ranks``, the turned-card impériale.
-NUM_SHOWN_ITEMS = 15
-TURNED_IMPERIALE_ITEM = 14
+TURNED_IMPERIALE_ITEM = NUM_ITEMS  # after the in-hand items of core.declarations
+NUM_SHOWN_ITEMS = NUM_ITEMS + 1
 QUESTION_KINDS: tuple[str, ...] = ("carte_blanche", "quart_major", "sequence", "four_of_a_kind", "turned_imperiale")
 #: ``phase`` is 0 when the observer is not to act, else 1 + the index of the decision here.
 PHASES: tuple[str, ...] = ("question", "point", "play")
