@@ -37,6 +37,7 @@ from numba import njit, prange
 
 from imperiale_agents.solver import trick_score
 from imperiale_env.core.cards import NUM_CARDS, NUM_RANKS
+from imperiale_env.core.declarations import POINTS_PER_CAPTURED_HONOUR
 from imperiale_env.core.rules import Rules, rank_index, rule_record
 from imperiale_env.kernels.mask_ops import BIT, ONE, STRONGER, SUIT_MASK, ZERO, card_count, lowest_card
 from imperiale_env.kernels.trick_rules import beats, legal_plays
@@ -63,6 +64,8 @@ Memory = namedtuple("Memory", ["tt", "moves", "si", "sf", "tr", "skey"])
 # cfg slots (int64): players, trump, me, linear scoring, table bits (the play rules are read from the
 # rules record).
 _P, _TRUMP, _ME, _LINEAR, _TTBITS = range(5)
+#: Points of each trump honour captured in a trick, as the float the values are summed in.
+_HONOUR_POINTS = float(POINTS_PER_CAPTURED_HONOUR)
 _HASH_A = np.uint64(0x9E3779B97F4A7C15)
 _HASH_B = np.uint64(0xC2B2AE3D27D4EB4F)
 _HASH_C = np.uint64(0x165667B19E3779F9)
@@ -198,7 +201,7 @@ def _last_trick(hands, leader, k, tricks) -> float:
         mask |= BIT[c]
         if j == 0 or beats(c, win, trump):
             win, wseat = c, seat
-    hv = card_count(mask & k.honours) * 4.0
+    hv = card_count(mask & k.honours) * _HONOUR_POINTS
     r = hv + k.fcfg[0] if wseat == me else -k.fcfg[1] * hv
     tricks[wseat] += 1
     v = k.final[tricks[0], tricks[1], tricks[2]]
@@ -263,7 +266,7 @@ def _play_next(k, m, hands, tricks, d) -> tuple[float, float]:
         mask = ZERO
         for j in range(P):
             mask |= BIT[tr[e, j]]
-        hv = card_count(mask & k.honours) * 4.0
+        hv = card_count(mask & k.honours) * _HONOUR_POINTS
         r = hv + k.fcfg[0] if wseat == me else -k.fcfg[1] * hv
         tricks[wseat] += 1
         si[e, _NTRICK] = 0

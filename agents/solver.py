@@ -29,6 +29,7 @@ the batched engine's rule on Python ints (the reference engine's legality, on bi
 from __future__ import annotations
 
 from imperiale_env.core.cards import NUM_RANKS, NUM_SUITS
+from imperiale_env.core.declarations import POINTS_PER_CAPTURED_HONOUR
 from imperiale_env.core.events import POINTS_PER_IMPERIALE
 from imperiale_env.core.rules import Rules, rank_index
 from imperiale_env.core.tricks import STRONGER_BITS as STRONGER
@@ -273,7 +274,7 @@ class Solver:
         mask = 0
         for x in trick:
             mask |= 1 << x
-        h = (mask & self.honours).bit_count() * 4.0
+        h = float((mask & self.honours).bit_count() * POINTS_PER_CAPTURED_HONOUR)
         if win_seat == self.me:
             r = h + self.per_trick
         else:

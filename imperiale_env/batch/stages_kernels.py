@@ -55,7 +55,7 @@ from imperiale_env.batch.score_kernels import (
 )
 from imperiale_env.batch.state import FIRST_DEAL_FIELD, NONE, PLAY, POINT, QUESTION, StateArrays, layout
 from imperiale_env.core.actions import POINT_BASE, SHOW, SINK
-from imperiale_env.core.declarations import CB_ITEM
+from imperiale_env.core.declarations import CB_ITEM, POINTS_PER_CAPTURED_HONOUR
 from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO, card_count, lowest_card
 from imperiale_env.kernels.seeds import deal_order, first_dealer
 
@@ -235,7 +235,7 @@ def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarra
         elif sk == HONOURS_IN_HAND:
             score_honours(c, s.hands, t.honour_mask, r["honours_in_hand_points"], r, eb, en, i)
         elif sk == HONOURS:
-            score_honours(c, s.captured, t.honour_mask, 4, r, eb, en, i)
+            score_honours(c, s.captured, t.honour_mask, POINTS_PER_CAPTURED_HONOUR, r, eb, en, i)
         elif sk == FALLEN:
             score_fallen(c, s.dealt, s.captured, t.fallen_held, t.fallen_want, r, eb, en, i)
         elif sk == TRICKS:

@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from imperiale_env.core.cards import NUM_SUITS, POINT_VALUE, A, J, K, Q, card, low_rank, rank_of, suit_of
 from imperiale_env.core.rules import Rules, rank_index
 
+#: Points for each trump honour a player holds among the cards of the tricks he won (docs/rules.md,
+#: after the play): the reference engine, the batched engine and both solvers read it here.
+POINTS_PER_CAPTURED_HONOUR = 4
+
 #: The in-hand items a player may show, as numbered slots (bit ``j`` of the batched engine's item
 #: masks, column ``j`` of the observation's ``shown_items``): carte blanche, the quart major of each
 #: suit S H D C, the Imperijal sequence of each suit, the fours in ``rules.four_ranks`` order (the

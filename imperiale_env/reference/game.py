@@ -53,6 +53,7 @@ from imperiale_env.core.cards import (
     suit_of,
 )
 from imperiale_env.core.declarations import (
+    POINTS_PER_CAPTURED_HONOUR,
     QUART_MAJOR_RANKS,
     InHand,
     has_carte_blanche,
@@ -653,7 +654,7 @@ class Game:
         for p in self._priority:
             n = len(honours & self.state.captured[p])
             if n:
-                self._award(p, 4 * n, ev.HONOURS, count=n)
+                self._award(p, POINTS_PER_CAPTURED_HONOUR * n, ev.HONOURS, count=n)
 
     def _score_fallen_imperiale(self) -> None:
         s = self.state
