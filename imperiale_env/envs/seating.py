@@ -43,13 +43,13 @@ class IllegalBotMove(ValueError):
 Choose = Callable[[int, np.ndarray, np.ndarray], Any]
 
 
-def agent_choice(act: Callable[..., Any], *extra: Any, bot: str = "the bot") -> Choose:
-    """A batched agent's ``act(obs (B, OBS_SIZE), mask (B, 43), *extra)`` as the ``choose`` of
+def agent_choice(agent_act: Callable[..., Any], *extra: Any, bot: str = "the bot") -> Choose:
+    """A batched agent's ``agent_act(obs (B, OBS_SIZE), mask (B, 43), *extra)`` as the ``choose`` of
     :func:`play_until`: called on a batch of one, its answer must have shape ``(1,)`` (else
     ``ValueError`` naming ``bot``)."""
 
     def choose(seat: int, obs: np.ndarray, mask: np.ndarray) -> Any:
-        actions = np.asarray(act(obs[None], mask[None], *extra))
+        actions = np.asarray(agent_act(obs[None], mask[None], *extra))
         if actions.shape != (1,):
             raise ValueError(f"{bot}'s act() must return one action per row, shape (1,), got shape {actions.shape}")
         return actions[0]
