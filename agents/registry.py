@@ -49,7 +49,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from imperiale_agents.checked import CheckedAgent
 from imperiale_agents.errors import AgentError
 from imperiale_env.core.rules import Rules, resolve_rules
 
@@ -237,6 +236,8 @@ def _make_custom(spec: str, rules: Rules) -> Any:
         raise AgentError(f"{spec}: {name} has no act(obs, mask, rng) method; see imperiale_agents.base.Agent")
     if not isinstance(getattr(agent, "name", None), str):
         agent.name = spec
+    from imperiale_agents.checked import CheckedAgent  # the batched engine behind it: imported when needed
+
     return CheckedAgent(agent, spec)
 
 

@@ -474,6 +474,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``imperiale`` command."""
+    from imperiale_agents.registry import AGENT_FORMS  # the forms as the registry lists them (a light import)
+
     parser = argparse.ArgumentParser(prog=PROG, description="L'Impériale: engine, agents and training.")
     parser.add_argument("--version", action="store_true", help="print the package version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -538,9 +540,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = add("eval", "play a duplicate round-robin tournament between agents", _cmd_eval)
     evaluate.add_argument(
         "--agents", default="random,heuristic", metavar="A,B,...",
-        help="comma-separated agent specs: random, heuristic, pimc, pimc:N, pimc:N:K, "
-        "pimc:N[:K][:search][:infer|:voids|:belief], ismcts, ismcts:N, neural:PATH, champion, champion:search, "
-        "module:Class, file.py:Class (default random,heuristic)",
+        help=f"comma-separated agent specs: {AGENT_FORMS} (default random,heuristic)",
     )
     groups = _count(MIN_GROUPS, MAX_GROUPS, "the number of duplicate seed groups")
     evaluate.add_argument(
@@ -570,9 +570,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = add("play", "play a whole game against a bot in the terminal", _cmd_play)
     play.add_argument(
         "--opponent", default="heuristic", metavar="AGENT",
-        help="the bot, in every other seat: heuristic (default), random, pimc, pimc:N, ismcts:N, neural:PATH, champion "
-        "(the trained policy shipped for the rules), champion:search (the shipped search), or your own agent: "
-        "module:Class or path/to/file.py:Class",
+        help=f"the bot, in every other seat (default heuristic): {AGENT_FORMS}; champion is the trained policy "
+        "shipped for the rules, champion:search the shipped search, module:Class or path/to/file.py:Class your own",
     )
     play.add_argument("--rules", default=DEFAULT_RULES, metavar="PRESET", help="rules preset (default academie)")
     play.add_argument("--seed", type=_seed, metavar="S",
