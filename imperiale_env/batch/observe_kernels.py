@@ -11,9 +11,10 @@ The order of play comes from the arrays the card play keeps
 so the encoder never replays the deal.
 
 One loop over a range of rows, called on the whole batch or on one slice a thread
-(:func:`encode_threaded`).  The block offsets come in as an array (``offsets``, from
-:data:`~imperiale_env.core.observation.OFFSETS` by the names of :data:`OFFSET_NAMES`) rather
-than being frozen into the cached machine code, so a change of layout cannot meet a stale cache.
+(:func:`encode_threaded`).  The block offsets are constants read by name from
+:data:`~imperiale_env.core.observation.OFFSETS` (``O_HAND``, ...), frozen into the compiled code:
+numba's disk cache is keyed on every source of the package, so a change of layout cannot meet a
+stale cache.
 The indices are unsigned (``np.uint64``) where they index: numba adds a fix-up for negative
 indices to every signed read and write.
 """
@@ -31,12 +32,30 @@ from imperiale_env.core.declarations import CB_ITEM, FOUR_ITEMS_START, SEQUENCE_
 from imperiale_env.core.observation import NUM_SHOWN_ITEMS, OFFSETS, POINT_DECLARED, POINT_SUNK, TURNED_IMPERIALE_ITEM
 from imperiale_env.kernels.mask_ops import ONE, ZERO, lowest_card
 
-#: The blocks the encoder writes, in the order of the ``offsets`` array it is given.
-OFFSET_NAMES = ("hand", "played_by", "played_in", "leaders", "shown_by", "turned", "trump", "not_held", "voids",
-                "phase", "question_kind", "question_cards", "shown_items", "point", "point_count", "point_value",
-                "imperiales", "points", "tricks", "dealer", "tricks_played", "players")
-#: Where each block starts, in the order of :data:`OFFSET_NAMES`.
-BLOCK_STARTS = np.array([OFFSETS[name].start for name in OFFSET_NAMES], dtype=np.int64)
+#: Where each block the encoder writes starts, read by name from the layout (frozen into the compiled
+#: code: numba's cache is keyed on the sources, imperiale_env.kernels.numba_cache).
+O_HAND = OFFSETS["hand"].start
+O_PLAYED_BY = OFFSETS["played_by"].start
+O_PLAYED_IN = OFFSETS["played_in"].start
+O_LEADERS = OFFSETS["leaders"].start
+O_SHOWN_BY = OFFSETS["shown_by"].start
+O_TURNED = OFFSETS["turned"].start
+O_TRUMP = OFFSETS["trump"].start
+O_NOT_HELD = OFFSETS["not_held"].start
+O_VOIDS = OFFSETS["voids"].start
+O_PHASE = OFFSETS["phase"].start
+O_QUESTION_KIND = OFFSETS["question_kind"].start
+O_QUESTION_CARDS = OFFSETS["question_cards"].start
+O_SHOWN_ITEMS = OFFSETS["shown_items"].start
+O_POINT = OFFSETS["point"].start
+O_POINT_COUNT = OFFSETS["point_count"].start
+O_POINT_VALUE = OFFSETS["point_value"].start
+O_IMPERIALES = OFFSETS["imperiales"].start
+O_POINTS = OFFSETS["points"].start
+O_TRICKS = OFFSETS["tricks"].start
+O_DEALER = OFFSETS["dealer"].start
+O_TRICKS_PLAYED = OFFSETS["tricks_played"].start
+O_PLAYERS = OFFSETS["players"].start
 _CARDS = 36
 _SUITS = 4
 _FIRST_SEQUENCE_ITEM = SEQUENCE_ITEMS.start  # the plain integer a kernel reads
@@ -70,9 +89,9 @@ SEEN_FIELDS = ("kind", "current_player", "dealer", "trump", "turned", "stage", "
                "point_answered", "point_count", "point_value", "imperiales", "points", "tricks", "played_in",
                "played_by", "leaders", "not_held")
 SeenState = namedtuple("SeenState", SEEN_FIELDS)
-#: What the encoder reads of the batch's tables: the block starts (:data:`OFFSET_NAMES` order), the
+#: What the encoder reads of the batch's tables: the
 #: rules record (the target caps the impériales), the turned-card stages and the item cards.
-SeenTables = namedtuple("SeenTables", ["offsets", "rules", "is_turned_stage", "item_mask"])
+SeenTables = namedtuple("SeenTables", ["rules", "is_turned_stage", "item_mask"])
 
 
 @njit(cache=True)
@@ -81,12 +100,6 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
     """Rows ``lo .. hi-1`` of ``out``: row ``r`` is game ``rows[r]`` seen by the seat ``players[r]``
     (by the player to act when ``players`` is empty; a player who is not to act sees no
     pending decision)."""
-    o = t.offsets
-    (o_hand, o_played_by, o_played_in, o_leaders, o_shown_by, o_turned, o_trump, o_not_held, o_voids, o_phase,
-     o_question_kind, o_question_cards, o_shown_items, o_point, o_point_count, o_point_value, o_imperiales, o_points,
-     o_tricks, o_dealer, o_tricks_played, o_players) = (
-        o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12], o[13], o[14], o[15], o[16],
-        o[17], o[18], o[19], o[20], o[21])
     target = t.rules[0]["target_imperiales"]
     P = s.hands.shape[1]
     for r in range(lo, hi):
@@ -95,61 +108,61 @@ def encode(lo: int, hi: int, out: np.ndarray, rows: np.ndarray, players: np.ndar
         k, now = s.kind[i], s.current_player[i]
         cur = players[r] if players.shape[0] else max(now, 0)
         me = np.uint64(cur)
-        _cards(out, r, o_hand, s.hands[i, me], 1)
+        _cards(out, r, O_HAND, s.hands[i, me], 1)
         # Every card at once, without a branch: its trick (0 if not played: the state's own
         # numbering) and its player relative to the observer (0 if not played, the state's -1).
         for c in range(_CARDS):
             by = s.played_by[i, np.uint64(c)]
             rel = by - cur
             rel += P if rel < 0 else 0
-            _put(out, r, o_played_by + c, rel + 1 if by >= 0 else 0)
-            _put(out, r, o_played_in + c, s.played_in[i, np.uint64(c)])
+            _put(out, r, O_PLAYED_BY + c, rel + 1 if by >= 0 else 0)
+            _put(out, r, O_PLAYED_IN + c, s.played_in[i, np.uint64(c)])
         led = s.tricks_played[i] + (1 if s.trick_len[i] > 0 else 0)
         for trick in range(led):
-            _put(out, r, o_leaders + trick, 1 + _seat(s.leaders[i, np.uint64(trick)] - cur + P, P))
+            _put(out, r, O_LEADERS + trick, 1 + _seat(s.leaders[i, np.uint64(trick)] - cur + P, P))
         for rel in range(P):
             q = np.uint64(_seat(cur + rel, P))
-            _cards(out, r, o_shown_by, s.revealed[i, q], 1 + rel)
+            _cards(out, r, O_SHOWN_BY, s.revealed[i, q], 1 + rel)
             if rel > 0:
-                _cards(out, r, o_not_held + _CARDS * (rel - 1), s.not_held[i, q], 1)
+                _cards(out, r, O_NOT_HELD + _CARDS * (rel - 1), s.not_held[i, q], 1)
             for suit in range(_SUITS):
                 if (s.voids[i, q] >> suit) & 1:
-                    _put(out, r, o_voids + _SUITS * rel + suit, 1)
-            at = o_shown_items + NUM_SHOWN_ITEMS * rel
+                    _put(out, r, O_VOIDS + _SUITS * rel + suit, 1)
+            at = O_SHOWN_ITEMS + NUM_SHOWN_ITEMS * rel
             for item in range(TURNED_IMPERIALE_ITEM):
                 if (s.shown[i, q] >> item) & 1:
                     _put(out, r, at + item, 1)
             if q == s.dealer[i] and s.turned_shown[i]:
                 _put(out, r, at + TURNED_IMPERIALE_ITEM, 1)
             if s.point_suit[i, q] >= 0:
-                _put(out, r, o_point + rel, POINT_DECLARED)
-                _put(out, r, o_point_count + rel, s.point_count[i, q])
-                _put(out, r, o_point_value + rel, s.point_value[i, q])
+                _put(out, r, O_POINT + rel, POINT_DECLARED)
+                _put(out, r, O_POINT_COUNT + rel, s.point_count[i, q])
+                _put(out, r, O_POINT_VALUE + rel, s.point_value[i, q])
             elif s.point_answered[i, q]:
-                _put(out, r, o_point + rel, POINT_SUNK)
-            _put(out, r, o_imperiales + rel, min(s.imperiales[i, q], target))
-            _put(out, r, o_points + rel, min(s.points[i, q], _POINTS_CAP))
-            _put(out, r, o_tricks + rel, s.tricks[i, q])
+                _put(out, r, O_POINT + rel, POINT_SUNK)
+            _put(out, r, O_IMPERIALES + rel, min(s.imperiales[i, q], target))
+            _put(out, r, O_POINTS + rel, min(s.points[i, q], _POINTS_CAP))
+            _put(out, r, O_TRICKS + rel, s.tricks[i, q])
         if P == 3:
-            _put(out, r, o_shown_by + s.turned[i], 1 + _seat(s.dealer[i] - cur + P, P))
-        _put(out, r, o_turned, s.turned[i])
-        _put(out, r, o_trump, s.trump[i])
+            _put(out, r, O_SHOWN_BY + s.turned[i], 1 + _seat(s.dealer[i] - cur + P, P))
+        _put(out, r, O_TURNED, s.turned[i])
+        _put(out, r, O_TRUMP, s.trump[i])
         if k != NONE and cur == now:
-            _put(out, r, o_phase, 1 + k)
+            _put(out, r, O_PHASE, 1 + k)
             if k == QUESTION:
                 if t.is_turned_stage[s.stage[i]]:
-                    _put(out, r, o_question_kind, 5)
-                    _put(out, r, o_question_cards + s.turned[i], 1)
+                    _put(out, r, O_QUESTION_KIND, 5)
+                    _put(out, r, O_QUESTION_CARDS + s.turned[i], 1)
                 else:
                     pend = np.uint64(s.pending[i, me])
                     item = lowest_card(pend) if pend != ZERO else -1  # -1: nothing pending (never asked)
-                    _put(out, r, o_question_kind, 1 + (0 if item == CB_ITEM else 1 if item < _FIRST_SEQUENCE_ITEM
+                    _put(out, r, O_QUESTION_KIND, 1 + (0 if item == CB_ITEM else 1 if item < _FIRST_SEQUENCE_ITEM
                                                        else 2 if item < FOUR_ITEMS_START else 3))
-                    _cards(out, r, o_question_cards, s.dealt[i, me] if item == CB_ITEM else t.item_mask[max(item, 0)],
+                    _cards(out, r, O_QUESTION_CARDS, s.dealt[i, me] if item == CB_ITEM else t.item_mask[max(item, 0)],
                            1)
-        _put(out, r, o_dealer, _seat(s.dealer[i] - cur + P, P))
-        _put(out, r, o_tricks_played, s.tricks_played[i])
-        _put(out, r, o_players, P)
+        _put(out, r, O_DEALER, _seat(s.dealer[i] - cur + P, P))
+        _put(out, r, O_TRICKS_PLAYED, s.tricks_played[i])
+        _put(out, r, O_PLAYERS, P)
 
 
 @njit(cache=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from imperiale_env.batch.addresses import header, layout_of
-from imperiale_env.batch.observe_kernels import BLOCK_STARTS, SeenTables
+from imperiale_env.batch.observe_kernels import SeenTables
 from imperiale_env.batch.stages_kernels import STAGE_KINDS, TABLE_LAYOUT, TABLE_SCALARS, TableArrays
 from imperiale_env.batch.state import DEAL_FILLS
 from imperiale_env.core.card_masks import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, RANK_MASK
@@ -131,7 +131,7 @@ class Tables:
             CARD_POINT_VALUE, DEAL_FILLS,
         )
         #: What the observation encoder reads of these tables.
-        self.seen = SeenTables(BLOCK_STARTS, self.arrays.rules, self.is_turned_stage, self.item_mask)
+        self.seen = SeenTables(self.arrays.rules, self.is_turned_stage, self.item_mask)
         #: Both as plain tuples, the form the compiled entry points take (:meth:`BatchState.packed`).
         self.packed, self.seen_packed = tuple(self.arrays), tuple(self.seen)
         by_address = self.packed[TABLE_SCALARS:]
