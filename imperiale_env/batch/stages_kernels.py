@@ -81,11 +81,16 @@ STEP, START, RESUME = 0, 1, 2
 #: What the compiled kernels read of a batch's tables (see :class:`~imperiale_env.batch.tables.Tables`).
 #: ``rules`` is :func:`~imperiale_env.core.rules.rule_record` (every rule, read by name); then the
 #: engine's options: one deal a game, keep each deal's history, the events one call may write.
-TableArrays = namedtuple("TableArrays", [
-    "rules", "single_deal", "keep_history", "event_bound", "court_cards", "stage_kind", "stage_pos", "pack",
-    "honour_mask", "item_mask", "item_weights",
-    "turned_need", "trick_points", "fallen_held", "fallen_want", "point_values", "deal_fills",
-])
+#: Each field with the ``(dtype, ndim)`` of the array it is, or ``None`` for the leading fields passed
+#: as they are to the one-thread step (the others go there by address: :data:`TABLE_LAYOUT`).
+TABLE_FIELDS = (
+    ("rules", None), ("single_deal", None), ("keep_history", None), ("event_bound", None), ("court_cards", None),
+    ("stage_kind", ("<i8", 1)), ("stage_pos", ("<i8", 1)), ("pack", ("<i8", 1)), ("honour_mask", ("<u8", 1)),
+    ("item_mask", ("<u8", 1)), ("item_weights", ("<i8", 1)), ("turned_need", ("<u8", 2)),
+    ("trick_points", ("<i8", 2)), ("fallen_held", ("<u8", 1)), ("fallen_want", ("<u8", 1)),
+    ("point_values", ("<i8", 1)), ("deal_fills", ("<i8", 1)),
+)
+TableArrays = namedtuple("TableArrays", [name for name, _ in TABLE_FIELDS])
 
 
 @njit(cache=True, _nrt=False)
@@ -391,11 +396,10 @@ def step_slice(actions: np.ndarray, bits: np.ndarray, state, tables, deals: np.n
 _state_at = arrays_at(layout())
 _state_fingerprint = compiled_fingerprint(layout())
 #: The tables' leading fields passed as they are (the rules record and four numbers); the arrays after
-#: them go by address, of these types (declared here, where the code is compiled for them: ``Tables``
-#: checks its arrays against them when it is built).
-TABLE_SCALARS = 5
-TABLE_LAYOUT = (("<i8", 1), ("<i8", 1), ("<i8", 1), ("<u8", 1), ("<u8", 1), ("<i8", 1), ("<u8", 2), ("<i8", 2),
-                ("<u8", 1), ("<u8", 1), ("<i8", 1), ("<i8", 1))
+#: them go by address, of the types :data:`TABLE_FIELDS` declares (``Tables`` checks its arrays against
+#: them when it is built).
+TABLE_SCALARS = next(k for k, (_, kind) in enumerate(TABLE_FIELDS) if kind is not None)
+TABLE_LAYOUT = tuple(kind for _, kind in TABLE_FIELDS[TABLE_SCALARS:])
 _tables_at = arrays_at(TABLE_LAYOUT)
 _tables_fingerprint = compiled_fingerprint(TABLE_LAYOUT)
 #: What :func:`step_at` returns when its code was compiled for another state layout.

@@ -125,10 +125,11 @@ class Tables:
         self.fallen_held = np.array([sum(1 << card(s, x) for x in held) for s in range(NUM_SUITS)], dtype=np.uint64)
         self.fallen_want = np.array([sum(1 << card(s, x) for x in want) for s in range(NUM_SUITS)], dtype=np.uint64)
         self.arrays = TableArrays(
-            rule_record(rules), single_deal, keep_history, event_bound(rules), KQJ, self.stage_kind, self.stage_pos,
-            self.pack, self.honour_mask, self.item_mask,
-            self.item_weights, self.turned_need, self.trick_points, self.fallen_held, self.fallen_want,
-            CARD_POINT_VALUE, DEAL_FILLS,
+            rules=rule_record(rules), single_deal=single_deal, keep_history=keep_history,
+            event_bound=event_bound(rules), court_cards=KQJ, stage_kind=self.stage_kind, stage_pos=self.stage_pos,
+            pack=self.pack, honour_mask=self.honour_mask, item_mask=self.item_mask, item_weights=self.item_weights,
+            turned_need=self.turned_need, trick_points=self.trick_points, fallen_held=self.fallen_held,
+            fallen_want=self.fallen_want, point_values=CARD_POINT_VALUE, deal_fills=DEAL_FILLS,
         )
         #: What the observation encoder reads of these tables.
         self.seen = SeenTables(self.arrays.rules, self.is_turned_stage, self.item_mask)
