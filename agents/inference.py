@@ -31,8 +31,8 @@ from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import OBS_SIZE, PHASES, read, write
 from imperiale_env.core.rules import Rules
-from imperiale_env.core.tricks import beats_one, legal_cards_one
-from imperiale_env.kernels.trick_rules import proven_absent
+from imperiale_env.core.tricks import beats_one
+from imperiale_env.kernels.trick_rules import legal_cards, proven_absent
 
 #: Candidate worlds drawn for each world kept.
 CANDIDATES_PER_SAMPLE = 4
@@ -159,7 +159,7 @@ def their_decisions(rules: Rules, obs: np.ndarray, v: View, their_hands: np.ndar
         hands = now | later
         read(obs_rows[i], "hand")[...] = (hands[:, None] & card_bit) != 0
         for w in range(m):
-            legal = legal_cards_one(rules, int(hands[w]), trump, d.led, d.led, d.trick == 0)
+            legal = legal_cards(rules, int(hands[w]), trump, d.led, d.led, d.trick == 0)
             masks[i, w, :NUM_CARDS] = (np.uint64(legal) & card_bit) != 0
     return TheirDecisions(obs_rows, masks, np.array([d.card for d in decisions], dtype=np.int64))
 

@@ -22,8 +22,8 @@ the target and the fallen impériale are ignored (a plain difference of points).
 
 The legality is the rules' (docs/rules.md section 4 step 5): must follow, must beat the winning
 card of the led suit, must trump when void, must overtrump a trump if possible (else anything),
-the first lead in trumps where ``first_lead_trump``: :func:`imperiale_env.core.tricks.legal_cards_one`,
-the batched engine's rule on Python ints (the reference engine's legality, on bitmasks).
+the first lead in trumps where ``first_lead_trump``: :func:`legal_cards_python`, this solver's
+own writing of it on Python ints (the reference engine's legality, on bitmasks).
 """
 
 from __future__ import annotations
@@ -32,8 +32,7 @@ from imperiale_env.core.cards import NUM_RANKS, NUM_SUITS
 from imperiale_env.core.declarations import POINTS_PER_CAPTURED_HONOUR
 from imperiale_env.core.events import POINTS_PER_IMPERIALE
 from imperiale_env.core.rules import Rules, rank_index
-from imperiale_env.core.tricks import STRONGER_BITS as STRONGER
-from imperiale_env.core.tricks import SUIT_BITS, TRICKS_PER_DEAL, beats_one, legal_cards_one, trick_points
+from imperiale_env.core.tricks import STRONGER_BITS, SUIT_BITS, TRICKS_PER_DEAL, beats_one, trick_points
 
 INF = float("inf")
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -80,6 +79,26 @@ def _bound(best: float, a0: float, b0: float) -> int:
     return EXACT
 
 
+def legal_cards_python(rules: Rules, hand: int, trump: int, led: int, win: int, first_trick: bool) -> int:
+    """The legal cards of ``hand`` (Python ints; ``led`` the trick's first card, -1 when leading,
+    ``win`` the card winning it).  This solver's own writing of the rule, in plain Python: it is
+    the test oracle of the compiled solver and the baseline ``imperiale bench --solver`` measures,
+    so it shares no code with the kernels (:func:`imperiale_env.kernels.trick_rules.legal_plays`);
+    ``tests/test_tricks.py`` holds it to the reference engine."""
+    trumps = hand & SUIT_BITS[trump]
+    if led < 0:
+        return trumps if rules.first_lead_trump and first_trick and trumps else hand
+    follow = hand & SUIT_BITS[led // NUM_RANKS]
+    if follow:
+        higher = follow & STRONGER_BITS[win] if rules.must_beat else 0
+        return higher or follow
+    if not rules.must_trump or not trumps:
+        return hand
+    if rules.overtrump and win // NUM_RANKS == trump:
+        return (trumps & STRONGER_BITS[win]) or hand
+    return trumps
+
+
 class Solver:
     """Exact play-out values under ``rules`` with trump suit ``trump``; ``me`` is the seat
     that maximises (seats are any fixed numbering ``0 .. P-1``)."""
@@ -112,7 +131,7 @@ class Solver:
 
     def legal(self, hand: int, trick: tuple[int, ...], win: int, first_trick: bool) -> int:
         """Legal cards of ``hand`` given the cards of the current trick and its winning card."""
-        return legal_cards_one(self.rules, hand, self.trump, trick[0] if trick else -1, win, first_trick)
+        return legal_cards_python(self.rules, hand, self.trump, trick[0] if trick else -1, win, first_trick)
 
     def beats(self, c: int, win: int) -> bool:
         return beats_one(c, win, self.trump)
@@ -176,12 +195,12 @@ class Solver:
         if trick:
             # Follower: cheapest winner first (weakest plain winner, then weakest trump), then losers
             # (honours last, trumps late, weakest first).
-            beat = STRONGER[win] | (0 if win // NUM_RANKS == trump else self.trump_mask)
+            beat = STRONGER_BITS[win] | (0 if win // NUM_RANKS == trump else self.trump_mask)
             hon = self.honours
             return sorted(cards, key=lambda c: (0, c // NUM_RANKS == trump, -c) if (beat >> c) & 1
                           else (1, (hon >> c) & 1, c // NUM_RANKS == trump, -c))
         # Leader: masters (no stronger live card of the suit elsewhere) first, then by strength.
-        return sorted(cards, key=lambda c: (0 if not (others & STRONGER[c]) else 1, c % NUM_RANKS))
+        return sorted(cards, key=lambda c: (0 if not (others & STRONGER_BITS[c]) else 1, c % NUM_RANKS))
 
     def search(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], win: int, win_seat: int,
                tricks: tuple[int, ...], played: int, alpha: float, beta: float) -> float:

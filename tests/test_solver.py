@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 
 from imperiale_agents.pimc import PIMCAgent, position, sample_worlds
-from imperiale_agents.solver import STRONGER, Solver, trick_score
+from imperiale_agents.solver import Solver, trick_score
 from imperiale_agents.view import decode
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_RANKS, RANKS, card, deck, low_rank, rank_of, suit_of
 from imperiale_env.core.rules import make_rules, rank_index
+from imperiale_env.core.tricks import STRONGER_BITS as STRONGER
 
 PRESETS = ["academie", "academie3", "foster", "imperijal"]
 

@@ -2,10 +2,10 @@
 
 A hand is a bitmask with bit ``c`` for card ``c`` (the numbering of :mod:`cards`); a lower
 rank index is a stronger card in a trick.  :func:`beats` takes numpy arrays (one row per
-game); :func:`legal_cards_one` is the legality rule on Python ints, for scalar Python code
-(the batched engine and the compiled solver use :mod:`imperiale_env.kernels.trick_rules`).  The reference
-engine (:mod:`game`) keeps its own readable version: it is the oracle these are tested
-against (the differential check, and ``tests/test_tricks.py`` for the two forms here).
+game).  The legality rule is written twice, no more: the reference engine's readable version
+(:func:`imperiale_env.reference.game.play_rule_of`, the oracle) and the fast one every other
+caller uses (:mod:`imperiale_env.kernels.trick_rules`), held to it by ``tests/test_tricks.py``
+and the differential check.
 
 :func:`trick_points` is the after-play trick score of docs/rules.md section 4 step 6.
 """
@@ -32,7 +32,7 @@ STRONGER_BITS: tuple[int, ...] = tuple(int(m) for m in STRONGER)
 
 __all__ = [
     "CARD_RANK", "CARD_STRENGTH", "CARD_SUIT", "NUM_CARDS", "POINT_VALUE_OF_CARD", "STRONGER_BITS", "SUIT_BITS",
-    "SUIT_ONEHOT", "TRICKS_PER_DEAL", "TrickScore", "beats", "beats_one", "legal_cards_one",
+    "SUIT_ONEHOT", "TRICKS_PER_DEAL", "TrickScore", "beats", "beats_one",
     "trick_points", "trick_points_table",
 ]
 
@@ -48,22 +48,6 @@ def beats_one(card: int, win: int, trump: int) -> bool:
     """:func:`beats` for one card (Python ints)."""
     sc, sw = card // NUM_RANKS, win // NUM_RANKS
     return (sc == sw and card < win) or (sc == trump and sw != trump)
-
-
-def legal_cards_one(rules: Rules, hand: int, trump: int, led: int, win: int, first_trick: bool) -> int:
-    """:func:`legal_cards` for one hand (Python ints), the same rule branch by branch."""
-    trumps = hand & SUIT_BITS[trump]
-    if led < 0:
-        return trumps if rules.first_lead_trump and first_trick and trumps else hand
-    follow = hand & SUIT_BITS[led // NUM_RANKS]
-    if follow:
-        higher = follow & STRONGER_BITS[win] if rules.must_beat else 0
-        return higher or follow
-    if not rules.must_trump or not trumps:
-        return hand
-    if rules.overtrump and win // NUM_RANKS == trump:
-        return (trumps & STRONGER_BITS[win]) or hand
-    return trumps
 
 
 class TrickScore(NamedTuple):

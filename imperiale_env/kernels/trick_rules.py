@@ -2,7 +2,8 @@
 wins a trick, the honours a trick captures.
 
 The same logic as :meth:`imperiale_env.reference.game.Game.legal_plays` (the oracle), written once for
-every compiled caller: the solver calls it at each node, the batched engine per game.
+every fast caller: the compiled solver calls it at each node, the batched engine per game, and
+scalar Python code (the Python solver, the policy-weighted worlds) through :func:`legal_cards`.
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ def legal_plays(hand: np.uint64, led_suit: int, win: int, trump: int, first_tric
             return over if over != ZERO else hand
         return trumps
     return hand
+
+
+def legal_cards(rules, hand: int, trump: int, led: int, win: int, first_trick: bool) -> int:
+    """:func:`legal_plays` for Python callers: ``hand`` and the result as Python ints, ``led`` the
+    trick's first card (-1 when the player leads), ``win`` the card winning it, the flags read
+    from ``rules`` (:class:`~imperiale_env.core.rules.Rules`)."""
+    return int(legal_plays(np.uint64(hand), led // 9 if led >= 0 else -1, win, trump, first_trick, rules.must_beat,
+                           rules.must_trump, rules.overtrump, rules.first_lead_trump))
 
 
 @njit(cache=True)

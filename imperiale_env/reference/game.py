@@ -591,39 +591,13 @@ class Game:
         return self.play_rule(p)[1]
 
     def play_rule(self, p: int) -> tuple[str, list[int]]:
-        """The clause of section 4 step 5 that decides ``p``'s cards now, and the cards it allows:
-        ``lead``, ``lead_trump`` (the first lead must be a trump), ``beat`` (follow with a higher
-        card), ``follow_cannot_beat``, ``follow``, ``overtrump``, ``cannot_overtrump``, ``trump``
-        or ``discard`` (no card of the suit led, any card).  The clause is named here, where it
-        applies, so that the terminal's explanation (:func:`imperiale_env.records.narrate.play_rule_text`)
-        never decides legality again."""
+        """The clause of section 4 step 5 that decides ``p``'s cards now, and the cards it allows
+        (:func:`play_rule_of`)."""
         s = self.state
         assert s is not None
-        hand = s.hands[p]
         trump = self._trump
-        if not s.trick:
-            if self.rules.first_lead_trump and s.tricks_played == 0:
-                trumps = [c for c in hand if suit_of(c) == trump]
-                if trumps:
-                    return "lead_trump", sorted(trumps)
-            return "lead", sorted(hand)
-        led = suit_of(s.trick[0][1])
-        winning = trick_winner_card(s.trick, trump)
-        follow = [c for c in hand if suit_of(c) == led]
-        if follow:
-            if self.rules.must_beat and suit_of(winning) == led:
-                higher = [c for c in follow if TRICK_STRENGTH[rank_of(c)] > TRICK_STRENGTH[rank_of(winning)]]
-                if higher:
-                    return "beat", sorted(higher)
-                return "follow_cannot_beat", sorted(follow)
-            return "follow", sorted(follow)
-        trumps = [c for c in hand if suit_of(c) == trump]
-        if trumps and self.rules.must_trump:
-            if self.rules.overtrump and suit_of(winning) == trump:
-                over = [c for c in trumps if TRICK_STRENGTH[rank_of(c)] > TRICK_STRENGTH[rank_of(winning)]]
-                return ("overtrump", sorted(over)) if over else ("cannot_overtrump", sorted(hand))
-            return "trump", sorted(trumps)
-        return "discard", sorted(hand)
+        led, winning = (s.trick[0][1], trick_winner_card(s.trick, trump)) if s.trick else (-1, -1)
+        return play_rule_of(self.rules, s.hands[p], trump, led, winning, s.tricks_played == 0)
 
     def _play_card(self, p: int) -> Generator[Decision, int, None]:
         s = self.state
@@ -704,6 +678,40 @@ class Game:
                 self._award(p, r.capot_points, ev.CAPOT)
 
 
+def play_rule_of(rules: Rules, hand: Iterable[int], trump: int, led: int, winning: int,
+                 first_trick: bool) -> tuple[str, list[int]]:
+    """The clause of section 4 step 5 that decides which cards of ``hand`` may be played, and those
+    cards: ``lead``, ``lead_trump`` (the first lead must be a trump), ``beat`` (follow with a higher
+    card), ``follow_cannot_beat``, ``follow``, ``overtrump``, ``cannot_overtrump``, ``trump`` or
+    ``discard`` (no card of the suit led, any card).  ``led``: the trick's first card, -1 when the
+    player leads; ``winning``: the card winning the trick so far.  The clause is named here, where
+    it applies, so that the terminal's explanation (:func:`imperiale_env.records.narrate.play_rule_text`)
+    never decides legality again; the reference observation reads its proofs of absence here too."""
+    hand = list(hand)
+    if led < 0:
+        if rules.first_lead_trump and first_trick:
+            trumps = [c for c in hand if suit_of(c) == trump]
+            if trumps:
+                return "lead_trump", sorted(trumps)
+        return "lead", sorted(hand)
+    led_suit = suit_of(led)
+    follow = [c for c in hand if suit_of(c) == led_suit]
+    if follow:
+        if rules.must_beat and suit_of(winning) == led_suit:
+            higher = [c for c in follow if TRICK_STRENGTH[rank_of(c)] > TRICK_STRENGTH[rank_of(winning)]]
+            if higher:
+                return "beat", sorted(higher)
+            return "follow_cannot_beat", sorted(follow)
+        return "follow", sorted(follow)
+    trumps = [c for c in hand if suit_of(c) == trump]
+    if trumps and rules.must_trump:
+        if rules.overtrump and suit_of(winning) == trump:
+            over = [c for c in trumps if TRICK_STRENGTH[rank_of(c)] > TRICK_STRENGTH[rank_of(winning)]]
+            return ("overtrump", sorted(over)) if over else ("cannot_overtrump", sorted(hand))
+        return "trump", sorted(trumps)
+    return "discard", sorted(hand)
+
+
 def trick_winner_card(trick: list[tuple[int, int]], trump: int) -> int:
     """The card winning ``trick`` so far: the highest trump, else the highest of the led suit."""
     led = suit_of(trick[0][1])
@@ -721,6 +729,7 @@ __all__ = [
     "Question",
     "deal_cards",
     "has_carte_blanche",
+    "play_rule_of",
     "priority_order",
     "trick_winner_card",
     "NUM_SUITS",

@@ -9,9 +9,10 @@ What the reference engine does not keep it derives from the deal's decisions, re
 by trick: who played each card in which trick and who led it; the suits a seat lacks (it did
 not follow); and the cards a seat's plays prove it does not hold, from the *definition*:
 card ``x`` is proven absent when the card the seat played would not have been legal from a
-hand holding ``x`` as well (the legality rule :func:`~imperiale_env.core.tricks.legal_cards_one`
-asked for the two-card hand; the rule lets a card be played exactly when no card of a higher
-obligation is held, so the pairs decide it).  The compiled engine uses a closed form instead.
+hand holding ``x`` as well (the reference engine's own legality rule,
+:func:`~imperiale_env.reference.game.play_rule_of`, asked for the two-card hand; the rule lets a
+card be played exactly when no card of a higher obligation is held, so the pairs decide it).  The
+compiled engine uses a closed form instead.
 """
 
 from __future__ import annotations
@@ -34,8 +35,7 @@ from imperiale_env.core.observation import (
     views,
 )
 from imperiale_env.core.rules import Rules, rank_index
-from imperiale_env.core.tricks import legal_cards_one
-from imperiale_env.reference.game import Game, trick_winner_card
+from imperiale_env.reference.game import Game, play_rule_of, trick_winner_card
 
 POINTS_CAP = BLOCKS["points"].high
 
@@ -131,7 +131,7 @@ def _proven_absent(rules: Rules, c: int, trump: int, led: int, win: int, first_t
     not redo the 35 legality checks of every card played."""
     out = 0
     for x in range(NUM_CARDS):
-        if x != c and not legal_cards_one(rules, (1 << c) | (1 << x), trump, led, win, first_trick) >> c & 1:
+        if x != c and c not in play_rule_of(rules, (c, x), trump, led, win, first_trick)[1]:
             out |= 1 << x
     return out
 
