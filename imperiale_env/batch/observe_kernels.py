@@ -33,29 +33,30 @@ from imperiale_env.core.observation import NUM_SHOWN_ITEMS, OFFSETS, POINT_DECLA
 from imperiale_env.kernels.mask_ops import ONE, ZERO, lowest_card
 
 #: Where each block the encoder writes starts, read by name from the layout (frozen into the compiled
-#: code: numba's cache is keyed on the sources, imperiale_env.kernels.numba_cache).
-O_HAND = OFFSETS["hand"].start
-O_PLAYED_BY = OFFSETS["played_by"].start
-O_PLAYED_IN = OFFSETS["played_in"].start
-O_LEADERS = OFFSETS["leaders"].start
-O_SHOWN_BY = OFFSETS["shown_by"].start
-O_TURNED = OFFSETS["turned"].start
-O_TRUMP = OFFSETS["trump"].start
-O_NOT_HELD = OFFSETS["not_held"].start
-O_VOIDS = OFFSETS["voids"].start
-O_PHASE = OFFSETS["phase"].start
-O_QUESTION_KIND = OFFSETS["question_kind"].start
-O_QUESTION_CARDS = OFFSETS["question_cards"].start
-O_SHOWN_ITEMS = OFFSETS["shown_items"].start
-O_POINT = OFFSETS["point"].start
-O_POINT_COUNT = OFFSETS["point_count"].start
-O_POINT_VALUE = OFFSETS["point_value"].start
-O_IMPERIALES = OFFSETS["imperiales"].start
-O_POINTS = OFFSETS["points"].start
-O_TRICKS = OFFSETS["tricks"].start
-O_DEALER = OFFSETS["dealer"].start
-O_TRICKS_PLAYED = OFFSETS["tricks_played"].start
-O_PLAYERS = OFFSETS["players"].start
+#: code: numba's cache is keyed on the sources, imperiale_env.kernels.numba_cache).  int64, as the
+#: array it replaces was: with NUMBA_DISABLE_JIT a Python int plus an int8 field stays int8 and wraps.
+O_HAND = np.int64(OFFSETS["hand"].start)
+O_PLAYED_BY = np.int64(OFFSETS["played_by"].start)
+O_PLAYED_IN = np.int64(OFFSETS["played_in"].start)
+O_LEADERS = np.int64(OFFSETS["leaders"].start)
+O_SHOWN_BY = np.int64(OFFSETS["shown_by"].start)
+O_TURNED = np.int64(OFFSETS["turned"].start)
+O_TRUMP = np.int64(OFFSETS["trump"].start)
+O_NOT_HELD = np.int64(OFFSETS["not_held"].start)
+O_VOIDS = np.int64(OFFSETS["voids"].start)
+O_PHASE = np.int64(OFFSETS["phase"].start)
+O_QUESTION_KIND = np.int64(OFFSETS["question_kind"].start)
+O_QUESTION_CARDS = np.int64(OFFSETS["question_cards"].start)
+O_SHOWN_ITEMS = np.int64(OFFSETS["shown_items"].start)
+O_POINT = np.int64(OFFSETS["point"].start)
+O_POINT_COUNT = np.int64(OFFSETS["point_count"].start)
+O_POINT_VALUE = np.int64(OFFSETS["point_value"].start)
+O_IMPERIALES = np.int64(OFFSETS["imperiales"].start)
+O_POINTS = np.int64(OFFSETS["points"].start)
+O_TRICKS = np.int64(OFFSETS["tricks"].start)
+O_DEALER = np.int64(OFFSETS["dealer"].start)
+O_TRICKS_PLAYED = np.int64(OFFSETS["tricks_played"].start)
+O_PLAYERS = np.int64(OFFSETS["players"].start)
 _CARDS = 36
 _SUITS = 4
 _FIRST_SEQUENCE_ITEM = SEQUENCE_ITEMS.start  # the plain integer a kernel reads
