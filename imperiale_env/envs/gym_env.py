@@ -40,9 +40,9 @@ Arguments:
   int``, or an object with a batched ``act(obs (B, OBS_SIZE), mask (B, 43))`` (or ``act(obs,
   mask, rng)``, the :mod:`imperiale_agents` interface; ``rng`` is the env's :attr:`np_random`)
   returning ``(B,)`` action ids; ``None`` (default): uniform over the legal actions, drawn from
-  :attr:`np_random`.  The opponent sees its own observation (the acting
-  player's).  An illegal opponent action raises ``IllegalBotMove``, a ``ValueError`` (a bug of the opponent, not the
-  agent's doing).
+  :attr:`np_random`.  The opponent sees its own observation (the acting player's).  An illegal
+  opponent action raises ``IllegalBotMove``, a ``ValueError`` (a bug of the opponent, not the
+  agent's doing; :func:`~imperiale_env.envs.seating.play_until` checks it).
 * ``episode``: ``"game"`` (default) or ``"deal"``; ``start``: for ``"deal"``, the score it
   starts from, ``dict(imperiales=[..], points=[..], dealer=k)``; ``reset(options={"start":
   ...})`` overrides it for one episode.
