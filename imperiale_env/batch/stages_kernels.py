@@ -31,6 +31,7 @@ and returns where it stopped, so that the caller empties the buffer and calls ag
 from __future__ import annotations
 
 from collections import namedtuple
+from enum import IntEnum
 
 import numpy as np
 from numba import literal_unroll, njit, prange
@@ -62,17 +63,14 @@ from imperiale_env.kernels.seeds import deal_order, first_dealer
 TRICKS_PER_DEAL = 12
 HAND_SIZE = 12
 POINTS_PER_IMPERIALE = 24
-#: The kinds of stage, numbered in this order in ``t.stage_kind``.
-STAGE_KINDS = ("deal_start", "ask_now", "ask", "ask_turned", "cb_end", "score_turned", "point", "score_point",
-               "score_cb", "score_by_number", "score_compared", "honours_in_hand", "first_lead", "play", "honours",
-               "fallen", "tricks", "deal_end")
-_KIND = {name: k for k, name in enumerate(STAGE_KINDS)}  # each number read by its name
-DEAL_START, ASK_NOW, ASK, ASK_TURNED = _KIND["deal_start"], _KIND["ask_now"], _KIND["ask"], _KIND["ask_turned"]
-CB_END, SCORE_TURNED, POINT_STAGE = _KIND["cb_end"], _KIND["score_turned"], _KIND["point"]
-SCORE_POINT, SCORE_CB, SCORE_BY_NUMBER = _KIND["score_point"], _KIND["score_cb"], _KIND["score_by_number"]
-SCORE_COMPARED, HONOURS_IN_HAND, FIRST_LEAD = _KIND["score_compared"], _KIND["honours_in_hand"], _KIND["first_lead"]
-PLAY_STAGE, HONOURS, FALLEN, TRICKS = _KIND["play"], _KIND["honours"], _KIND["fallen"], _KIND["tricks"]
-DEAL_END = _KIND["deal_end"]
+#: The kinds of stage, each named once: a member's number (its place here) is what ``t.stage_kind``
+#: holds, :mod:`.tables` builds the deal's stages from the members and the kernels compare with them.
+StageKind = IntEnum(
+    "StageKind",
+    "DEAL_START ASK_NOW ASK ASK_TURNED CB_END SCORE_TURNED POINT SCORE_POINT SCORE_CB SCORE_BY_NUMBER "
+    "SCORE_COMPARED HONOURS_IN_HAND FIRST_LEAD PLAY HONOURS FALLEN TRICKS DEAL_END",
+    start=0,
+)
 #: ``flags[i]`` of a game waiting on a decision, or paused at the end of a deal to archive.
 WAITING, PAUSED = -1, -2
 #: What :func:`run_games` does to each game: apply its action, start a new game, resume a paused one.
@@ -199,53 +197,53 @@ def advance(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.ndarra
     while True:
         st = np.int64(s.stage[i])  # int64: the order key below must not wrap in plain Python (JIT disabled)
         sk = t.stage_kind[st]
-        if sk == ASK_NOW or sk == ASK:
+        if sk == StageKind.ASK_NOW or sk == StageKind.ASK:
             p = priority_seat(s.dealer[i], t.stage_pos[st], P)
             if s.pending[i, p] != 0:
                 return wait(s.current_player, s.kind, i, p, QUESTION)
-        elif sk == ASK_TURNED:
+        elif sk == StageKind.ASK_TURNED:
             if s.turned_eligible[i] and not s.turned_asked[i]:
                 return wait(s.current_player, s.kind, i, s.dealer[i], QUESTION)
-        elif sk == POINT_STAGE:
+        elif sk == StageKind.POINT:
             p = priority_seat(s.dealer[i], t.stage_pos[st], P)
             if not s.point_answered[i, p]:
                 return wait(s.current_player, s.kind, i, p, POINT)
-        elif sk == FIRST_LEAD:
+        elif sk == StageKind.FIRST_LEAD:
             if s.tricks_played[i] == 0 and s.trick_len[i] == 0:
                 return wait(s.current_player, s.kind, i, s.leader[i], PLAY)
-        elif sk == PLAY_STAGE:
+        elif sk == StageKind.PLAY:
             if s.tricks_played[i] < TRICKS_PER_DEAL:
                 n = s.trick_len[i]
                 return wait(s.current_player, s.kind, i, s.leader[i] if n == 0 else (s.leader[i] + n) % P, PLAY)
-        elif sk == DEAL_START:
+        elif sk == StageKind.DEAL_START:
             deal_start(s, c, t, d, deals, eb, en, i, keys)
-        elif sk == CB_END:
+        elif sk == StageKind.CB_END:
             shown_cb = False
             for q in range(P):
                 shown_cb = shown_cb or (s.shown[i, q] >> CB_ITEM) & 1 == 1
             if shown_cb and r["carte_blanche_ends_deal"]:
                 s.stage[i] = t.stage_kind.shape[0] - 1  # on to the deal's end
                 continue
-        elif sk == SCORE_TURNED:
+        elif sk == StageKind.SCORE_TURNED:
             if s.turned_shown[i]:
                 score_turned(c, r, eb, en, i)
-        elif sk == SCORE_CB:
+        elif sk == StageKind.SCORE_CB:
             score_carte_blanche(c, s.shown, r, eb, en, i, True)
-        elif sk == SCORE_BY_NUMBER:
+        elif sk == StageKind.SCORE_BY_NUMBER:
             score_by_number(c, s.shown, s.turned_shown, r, eb, en, i)
-        elif sk == SCORE_COMPARED:
+        elif sk == StageKind.SCORE_COMPARED:
             score_compared(c, s.shown, r, eb, en, i)
-        elif sk == SCORE_POINT:
+        elif sk == StageKind.SCORE_POINT:
             score_point(c, s.point_suit, s.point_count, s.point_value, s.revealed, s.dealt, r, eb, en, i)
-        elif sk == HONOURS_IN_HAND:
+        elif sk == StageKind.HONOURS_IN_HAND:
             score_honours(c, s.hands, t.honour_mask, r["honours_in_hand_points"], r, eb, en, i)
-        elif sk == HONOURS:
+        elif sk == StageKind.HONOURS:
             score_honours(c, s.captured, t.honour_mask, POINTS_PER_CAPTURED_HONOUR, r, eb, en, i)
-        elif sk == FALLEN:
+        elif sk == StageKind.FALLEN:
             score_fallen(c, s.dealt, s.captured, t.fallen_held, t.fallen_want, r, eb, en, i)
-        elif sk == TRICKS:
+        elif sk == StageKind.TRICKS:
             score_tricks(c, s.tricks, t.trick_points, r, eb, en, i)
-        else:  # DEAL_END
+        else:  # StageKind.DEAL_END
             if t.single_deal:
                 s.over[i] = True
                 return begun * ends + st + 1
@@ -268,7 +266,7 @@ def apply_question(s, c: Scores, t, eb: np.ndarray, en: np.ndarray, i: int, a: i
     impériale, or his lowest pending in-hand item (scored at once at an Académie question)."""
     show = a == SHOW
     sk = t.stage_kind[s.stage[i]]
-    if sk == ASK_TURNED:
+    if sk == StageKind.ASK_TURNED:
         s.turned_shown[i] = show
         s.turned_asked[i] = True
         if show:  # shown like an impériale in hand: the three cards the turned card completes
@@ -282,7 +280,7 @@ def apply_question(s, c: Scores, t, eb: np.ndarray, en: np.ndarray, i: int, a: i
         return
     s.shown[i, p] |= 1 << j
     s.revealed[i, p] |= s.dealt[i, p] if j == CB_ITEM else t.item_mask[j]
-    if sk == ASK_NOW:
+    if sk == StageKind.ASK_NOW:
         score_item(c, t.rules[0], eb, en, i, p, j, True, t.rules[0]["protect_turned_honour"] != 0)
 
 
@@ -336,7 +334,7 @@ def run_games(lo: int, hi: int, mode: int, rows: np.ndarray, actions: np.ndarray
             s.history_players[i, at] = p
             s.history_len[i] = at + 1
             if k == PLAY:
-                if not play_card(s, t.rules, i, a, t.stage_kind[s.stage[i]] == PLAY_STAGE):
+                if not play_card(s, t.rules, i, a, t.stage_kind[s.stage[i]] == StageKind.PLAY):
                     continue
             elif k == QUESTION:
                 apply_question(s, c, t, eb, en, i, a)

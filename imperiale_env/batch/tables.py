@@ -20,7 +20,7 @@ import numpy as np
 
 from imperiale_env.batch.addresses import header, layout_of
 from imperiale_env.batch.observe_kernels import SeenTables
-from imperiale_env.batch.stages_kernels import STAGE_KINDS, TABLE_LAYOUT, TABLE_SCALARS, TableArrays
+from imperiale_env.batch.stages_kernels import TABLE_LAYOUT, TABLE_SCALARS, StageKind, TableArrays
 from imperiale_env.batch.state import DEAL_FILLS
 from imperiale_env.core.card_masks import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, RANK_MASK
 from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
@@ -34,43 +34,42 @@ KQJ = RANK_MASK[K] | RANK_MASK[Q] | RANK_MASK[J]
 
 @dataclass(frozen=True)
 class Stage:
-    """One step of a deal: ``kind`` names what it does (one of
-    :data:`~imperiale_env.batch.stages_kernels.STAGE_KINDS`), ``pos`` a priority position."""
+    """One step of a deal: ``kind`` says what it does, ``pos`` is a priority position."""
 
-    kind: str
+    kind: StageKind
     pos: int = 0
 
 
 def build_stages(rules: Rules) -> list[Stage]:
     """The chronology of a deal under ``rules`` (the same order as the reference engine)."""
-    P = rules.players
-    points = [Stage("point", k) for k in range(P)] + [Stage("score_point")]
+    P, K = rules.players, StageKind
+    points = [Stage(K.POINT, k) for k in range(P)] + [Stage(K.SCORE_POINT)]
     after = {
-        "academie": ["honours", "fallen", "tricks"],
-        "foster": ["fallen", "honours", "tricks"],
-        "imperijal": ["honours", "tricks", "fallen"],
+        "academie": [K.HONOURS, K.FALLEN, K.TRICKS],
+        "foster": [K.FALLEN, K.HONOURS, K.TRICKS],
+        "imperijal": [K.HONOURS, K.TRICKS, K.FALLEN],
     }[rules.chronology]
-    s: list[Stage] = [Stage("deal_start")]
+    s: list[Stage] = [Stage(K.DEAL_START)]
     if rules.chronology == "academie":
-        s += [Stage("ask_now", k) for k in range(P)]
-        s += [Stage("cb_end"), Stage("ask_turned"), Stage("score_turned")]
+        s += [Stage(K.ASK_NOW, k) for k in range(P)]
+        s += [Stage(K.CB_END), Stage(K.ASK_TURNED), Stage(K.SCORE_TURNED)]
         s += points
     elif rules.chronology == "foster":
-        s += points + [Stage("ask", 0)]
+        s += points + [Stage(K.ASK, 0)]
         if rules.declaration_timing == "dealer_after_first_lead":
-            s += [Stage("first_lead")]
-        s += [Stage("ask", 1), Stage("ask_turned"), Stage("score_compared"), Stage("score_turned")]
+            s += [Stage(K.FIRST_LEAD)]
+        s += [Stage(K.ASK, 1), Stage(K.ASK_TURNED), Stage(K.SCORE_COMPARED), Stage(K.SCORE_TURNED)]
     else:
-        s += [Stage("ask", k) for k in range(P)] + [Stage("ask_turned")]
-        s += [Stage("score_cb"), Stage("score_by_number")] + points
-        s += [Stage("honours_in_hand"), Stage("cb_end")]
-    s += [Stage("play")] + [Stage(x) for x in after] + [Stage("deal_end")]
+        s += [Stage(K.ASK, k) for k in range(P)] + [Stage(K.ASK_TURNED)]
+        s += [Stage(K.SCORE_CB), Stage(K.SCORE_BY_NUMBER)] + points
+        s += [Stage(K.HONOURS_IN_HAND), Stage(K.CB_END)]
+    s += [Stage(K.PLAY)] + [Stage(x) for x in after] + [Stage(K.DEAL_END)]
     idle = {
-        "fallen": rules.fallen_imperiale == "off",
-        "ask_turned": not rules.turned_imperiale,
-        "score_turned": not rules.turned_imperiale,
-        "cb_end": not rules.carte_blanche_ends_deal,
-        "honours_in_hand": not rules.honours_in_hand_points,
+        K.FALLEN: rules.fallen_imperiale == "off",
+        K.ASK_TURNED: not rules.turned_imperiale,
+        K.SCORE_TURNED: not rules.turned_imperiale,
+        K.CB_END: not rules.carte_blanche_ends_deal,
+        K.HONOURS_IN_HAND: not rules.honours_in_hand_points,
     }
     return [st for st in s if not idle.get(st.kind, False)]
 
@@ -83,9 +82,9 @@ class Tables:
         low = low_rank(P)
         self.rules = rules
         self.stages = build_stages(rules)
-        self.stage_kind = np.array([STAGE_KINDS.index(st.kind) for st in self.stages], dtype=np.int64)
+        self.stage_kind = np.array([st.kind for st in self.stages], dtype=np.int64)
         self.stage_pos = np.array([st.pos for st in self.stages], dtype=np.int64)
-        self.is_turned_stage = np.array([st.kind == "ask_turned" for st in self.stages])
+        self.is_turned_stage = np.array([st.kind == StageKind.ASK_TURNED for st in self.stages])
         self.pack = np.array(deck(P), dtype=np.int64)
         self.honour_mask = np.array(
             [sum(1 << card(s, rank_index(x, P)) for x in rules.honour_ranks) for s in range(NUM_SUITS)],
