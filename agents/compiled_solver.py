@@ -35,10 +35,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from imperiale_agents.solver import trick_score
 from imperiale_env.core.cards import NUM_CARDS, NUM_RANKS
-from imperiale_env.core.declarations import POINTS_PER_CAPTURED_HONOUR
-from imperiale_env.core.rules import Rules, rank_index, rule_record
+from imperiale_env.core.rules import Rules, rule_record
+from imperiale_env.core.tricks import TRICKS_PER_DEAL, play_out_scoring
 from imperiale_env.kernels.mask_ops import BIT, ONE, STRONGER, SUIT_MASK, ZERO, card_count, lowest_card
 from imperiale_env.kernels.trick_rules import beats, legal_plays
 
@@ -64,8 +63,9 @@ Memory = namedtuple("Memory", ["tt", "moves", "si", "sf", "tr", "skey"])
 # cfg slots (int64): players, trump, me, linear scoring, table bits (the play rules are read from the
 # rules record).
 _P, _TRUMP, _ME, _LINEAR, _TTBITS = range(5)
-#: Points of each trump honour captured in a trick, as the float the values are summed in.
-_HONOUR_POINTS = float(POINTS_PER_CAPTURED_HONOUR)
+# fcfg slots (float64), from PlayOutScoring: the points of a trick won under linear scoring, the share of
+# each other seat, the points of a captured honour, then the prize of each trick 0..11.
+_PER_TRICK, _SHARE, _HONOUR_POINTS, _PRIZE = range(4)
 _HASH_A = np.uint64(0x9E3779B97F4A7C15)
 _HASH_B = np.uint64(0xC2B2AE3D27D4EB4F)
 _HASH_C = np.uint64(0x165667B19E3779F9)
@@ -201,8 +201,8 @@ def _last_trick(hands, leader, k, tricks) -> float:
         mask |= BIT[c]
         if j == 0 or beats(c, win, trump):
             win, wseat = c, seat
-    hv = card_count(mask & k.honours) * _HONOUR_POINTS
-    r = hv + k.fcfg[0] if wseat == me else -k.fcfg[1] * hv
+    hv = card_count(mask & k.honours) * k.fcfg[_HONOUR_POINTS] + k.fcfg[_PRIZE + TRICKS_PER_DEAL - 1]
+    r = hv + k.fcfg[_PER_TRICK] if wseat == me else -k.fcfg[_SHARE] * hv
     tricks[wseat] += 1
     v = k.final[tricks[0], tricks[1], tricks[2]]
     tricks[wseat] -= 1
@@ -266,8 +266,8 @@ def _play_next(k, m, hands, tricks, d) -> tuple[float, float]:
         mask = ZERO
         for j in range(P):
             mask |= BIT[tr[e, j]]
-        hv = card_count(mask & k.honours) * _HONOUR_POINTS
-        r = hv + k.fcfg[0] if wseat == me else -k.fcfg[1] * hv
+        hv = card_count(mask & k.honours) * k.fcfg[_HONOUR_POINTS] + k.fcfg[_PRIZE + si[d, _PLAYED]]
+        r = hv + k.fcfg[_PER_TRICK] if wseat == me else -k.fcfg[_SHARE] * hv
         tricks[wseat] += 1
         si[e, _NTRICK] = 0
         si[e, _LEADER] = wseat
@@ -432,7 +432,7 @@ def _root_values(hands, leader, trick0, ntrick, tricks0, played, k, m, stamp, ou
     order = np.zeros(2 * NUM_CARDS, dtype=np.int64)
     n = _ordered_moves(hands, P, seat, legal, trick, ntrick, win, trump, k.honours, -1, order)
     out[:] = np.nan
-    offset = k.fcfg[0] * (tricks0[k.cfg[_ME]] - 6) if k.cfg[_LINEAR] else 0.0
+    offset = k.fcfg[_PER_TRICK] * (tricks0[k.cfg[_ME]] - 6) if k.cfg[_LINEAR] else 0.0
     shift = np.uint64(64 - max(MIN_TT_BITS, k.cfg[_TTBITS] - played))
     for j in range(n):
         c = order[j]
@@ -526,41 +526,20 @@ _TABLES = _Tables()
 
 @functools.lru_cache(maxsize=64)
 def _rule_tables(rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The solver's constants for these rules, built once and read-only: the rules record, the
-    int and float settings (trump and seat left at 0, set per position), the honours mask by trump and the
-    final trick score by solving seat and tricks won."""
-    P = rules.players
-    honours = np.array([sum(1 << (trump * NUM_RANKS + rank_index(r, P)) for r in rules.honour_ranks)
-                        for trump in range(4)], dtype=np.uint64)
-    linear = P == 2 and rules.trick_scoring in ("excess", "difference") and (
-        rules.trick_scoring == "difference" or rules.trick_quota == 6)
-    per_trick = 0.0
-    capot_extra = 0.0
-    if linear:
-        per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
-        capot_extra = trick_score(rules, (12, 0))[0] - 6 * per_trick
-    share = 1.0 if P == 2 else 1.0 / (P - 1)
-    cfg = np.array([P, 0, 0, linear, TT_BITS[P]], dtype=np.int64)
-    fcfg = np.array([per_trick, share], dtype=np.float64)
-    # The final trick score for each seat, by tricks won (seats beyond P stay at 0 tricks).
-    final = np.zeros((P, 13, 13, 13), dtype=np.float64)
-    for t0 in range(13):
-        for t1 in range(13 - t0):
-            for t2 in range(13 - t0 - t1) if P == 3 else (0,):
-                tricks = (t0, t1, t2)[:P]
-                s = trick_score(rules, tricks)
-                for me in range(P):
-                    if linear:
-                        t = tricks[me]
-                        v = capot_extra if t == 12 else (-capot_extra if t == 0 else 0.0)
-                    else:
-                        v = s[me] - share * (sum(s) - s[me])
-                    final[me, t0, t1, t2] = v
-    if not np.array_equal(final * 2, np.round(final * 2)):  # integer rule fields always pass
+    """The solver's constants for these rules, built once and read-only, from the scoring both solvers
+    read (:func:`~imperiale_env.core.tricks.play_out_scoring`): the rules record, the int and float
+    settings (trump and seat left at 0, set per position), the honours mask by trump and the final
+    trick score by solving seat and tricks won."""
+    scoring = play_out_scoring(rules)
+    cfg = np.array([rules.players, 0, 0, scoring.linear, TT_BITS[rules.players]], dtype=np.int64)
+    fcfg = np.array([scoring.per_trick, scoring.share, scoring.honour_points, *scoring.trick_prize], dtype=np.float64)
+    honours = np.array(scoring.honours, dtype=np.uint64)
+    values = np.concatenate([scoring.final.ravel(), fcfg])
+    if not np.array_equal(values * 2, np.round(values * 2)):  # integer rule fields always pass
         raise ValueError("the compiled solver's table holds values in halves; these rules score other fractions")
-    for a in (cfg, fcfg, honours, final):
+    for a in (cfg, fcfg, honours):
         a.flags.writeable = False
-    return rule_record(rules), cfg, fcfg, honours, final
+    return rule_record(rules), cfg, fcfg, honours, scoring.final
 
 
 class Positions(NamedTuple):

@@ -14,11 +14,11 @@ cards (the solving player maximises, the others minimise: with three players thi
   (the engine-level value of the other is the same, and :meth:`Solver.move_values` reports it).
 
 The value of a play-out for the solving player (seat ``me``) is the after-play scoring of the
-rules, as a difference of points: 4 points per honour captured, plus the trick score
-(``trick_scoring`` ``excess``: ``4 * (t - quota)`` above the quota; ``difference``: ``4 * (t - other)``
-for the one with more; ``bonus``: 4 above the quota), a capot counted as its impériales (24
-points each) or its points instead; minus the mean of the same for the other players.  Wipes,
-the target and the fallen impériale are ignored (a plain difference of points).
+rules, as a difference of points, read from :func:`imperiale_env.core.tricks.play_out_scoring`
+(the compiled solver reads the same): the honours captured, any prize of a trick, the trick score
+of the deal's end with capot (its impériales counted as 24 points each); minus the mean of the same
+for the other players.  Wipes, the target and the fallen impériale are ignored (a plain difference
+of points).
 
 The legality is the rules' (docs/rules.md section 4 step 5): must follow, must beat the winning
 card of the led suit, must trump when void, must overtrump a trump if possible (else anything),
@@ -29,10 +29,8 @@ own writing of it on Python ints (the reference engine's legality, on bitmasks).
 from __future__ import annotations
 
 from imperiale_env.core.cards import NUM_RANKS, NUM_SUITS
-from imperiale_env.core.declarations import POINTS_PER_CAPTURED_HONOUR
-from imperiale_env.core.events import POINTS_PER_IMPERIALE
-from imperiale_env.core.rules import Rules, rank_index
-from imperiale_env.core.tricks import STRONGER_BITS, SUIT_BITS, TRICKS_PER_DEAL, beats_one, trick_points
+from imperiale_env.core.rules import Rules
+from imperiale_env.core.tricks import STRONGER_BITS, SUIT_BITS, beats_one, play_out_scoring
 
 INF = float("inf")
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -44,15 +42,6 @@ def bits(mask: int):
         low = mask & -mask
         yield low.bit_length() - 1
         mask ^= low
-
-
-def trick_score(rules: Rules, tricks: tuple[int, ...]) -> list[float]:
-    """Points each player scores for his tricks at the end of the deal."""
-    out = []
-    for t in tricks:
-        score = trick_points(rules, t)
-        out.append(float(score.points + score.capot_points + POINTS_PER_IMPERIALE * score.capot_imperiales))
-    return out
 
 
 def _fold(maximise: bool, v: float, best: float, alpha: float, beta: float) -> tuple[float, float, float]:
@@ -108,24 +97,22 @@ class Solver:
         self.P = rules.players
         self.trump = trump
         self.trump_mask = SUIT_BITS[trump]
-        self.honours = sum(1 << (trump * NUM_RANKS + rank_index(r, self.P)) for r in rules.honour_ranks)
         self.me = me
         self.tt: dict = {}
         self.nodes = 0
         self._final: dict[tuple[int, ...], float] = {}
-        self.share = 1.0 if self.P == 2 else 1.0 / (self.P - 1)
         self._rep_cache: dict = {}
-        # Two players, excess or difference scoring: the trick difference is linear in the
-        # tricks won (4 (t - 6), or 8 (t - 6)) except for a capot, so each trick won is worth a
-        # constant and the transposition key needs only the capot state.  Values then omit a
-        # constant (the same for every move and sample).
-        self.linear = self.P == 2 and rules.trick_scoring in ("excess", "difference") and (
-            rules.trick_scoring == "difference" or rules.trick_quota == 6)
-        self.per_trick = 0.0
-        self.capot_extra = 0.0
-        if self.linear:
-            self.per_trick = 4.0 if rules.trick_scoring == "excess" else 8.0
-            self.capot_extra = trick_score(rules, (TRICKS_PER_DEAL, 0))[0] - 6 * self.per_trick
+        # The scoring, as both solvers read it (see PlayOutScoring: with linear two-player scoring a
+        # trick won is worth ``per_trick`` as it is taken and the table key needs only the capot state;
+        # values then omit a constant, the same for every move and sample).
+        scoring = play_out_scoring(rules)
+        self.honours = scoring.honours[trump]
+        self.honour_points = scoring.honour_points
+        self.prize = tuple(float(x) for x in scoring.trick_prize)
+        self.share = scoring.share
+        self.linear = scoring.linear
+        self.per_trick = scoring.per_trick
+        self.final = scoring.final[me]
 
     # ------------------------------------------------------------------ rules on bitmasks
 
@@ -139,13 +126,7 @@ class Solver:
     def final_value(self, tricks: tuple[int, ...]) -> float:
         v = self._final.get(tricks)
         if v is None:
-            if self.linear:
-                t = tricks[self.me]
-                v = self.capot_extra if t == TRICKS_PER_DEAL else (-self.capot_extra if t == 0 else 0.0)
-            else:
-                s = trick_score(self.rules, tricks)
-                v = s[self.me] - self.share * (sum(s) - s[self.me])
-            self._final[tricks] = v
+            v = self._final[tricks] = float(self.final[(*tricks, 0)[:3]])
         return v
 
     # ------------------------------------------------------------------ search
@@ -247,7 +228,8 @@ class Solver:
         fh = hands[fol]
         lead_max = leader == me
         first = played == 0
-        hon, per_trick, trump = self.honours, self.per_trick, self.trump
+        hon, per_trick, trump, honour_points = self.honours, self.per_trick, self.trump, self.honour_points
+        prize = self.prize[played]
         best = -INF if lead_max else INF
         for c in self._moves(hands, leader, self.legal(lh, (), 0, first), (), 0):
             nl = lh & ~(1 << c)
@@ -258,7 +240,7 @@ class Solver:
             for d in self._moves(after_lead, fol, self.legal(fh, (c,), c, first), (c,), c):
                 ds = d // NUM_RANKS
                 winner = fol if ((ds == cs and d < c) or (ds == trump and cs != trump)) else leader
-                h = (((1 << c) | (1 << d)) & hon).bit_count() * 4.0
+                h = (((1 << c) | (1 << d)) & hon).bit_count() * honour_points + prize
                 r = h + per_trick if winner == me else -h
                 nf = fh & ~(1 << d)
                 nh = (nl, nf) if leader == 0 else (nf, nl)
@@ -293,7 +275,7 @@ class Solver:
         mask = 0
         for x in trick:
             mask |= 1 << x
-        h = float((mask & self.honours).bit_count() * POINTS_PER_CAPTURED_HONOUR)
+        h = (mask & self.honours).bit_count() * self.honour_points + self.prize[played]
         if win_seat == self.me:
             r = h + self.per_trick
         else:

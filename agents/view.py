@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from imperiale_env.core.cards import NUM_CARDS, NUM_RANKS
+from imperiale_env.core.declarations import honour_masks
 from imperiale_env.core.observation import MAX_SEATS, OBS_DTYPE, OBS_VERSION, POINT_DECLARED, POINT_SUNK, read
 from imperiale_env.core.tricks import CARD_RANK, CARD_SUIT, SUIT_ONEHOT, TRICKS_PER_DEAL, beats
 from imperiale_env.core.tricks import CARD_STRENGTH as STRENGTH
@@ -116,11 +117,8 @@ def deck_mask(players: np.ndarray) -> np.ndarray:
 
 def honour_mask(rules, trump: np.ndarray) -> np.ndarray:
     """(B, 36) bool: the honours (trump cards of ``rules.honour_ranks``)."""
-    from imperiale_env.core.rules import rank_index
-
-    ranks = [rank_index(x, rules.players) for x in rules.honour_ranks]
-    is_rank = np.isin(CARD_RANK, ranks)
-    return is_rank[None, :] & (CARD_SUIT[None, :] == trump[:, None])
+    masks = np.array(honour_masks(rules), dtype=np.uint64)[trump]
+    return (masks[:, None] >> np.arange(NUM_CARDS, dtype=np.uint64)) & np.uint64(1) == 1
 
 
 def trick_winner(view: View) -> tuple[np.ndarray, np.ndarray]:

@@ -129,6 +129,44 @@ def test_compiled_solver_equals_python_solver(preset):
     assert compared > (650 if two else 350) and mid_trick > 100
 
 
+@pytest.mark.parametrize("preset", ["academie", "academie3", "foster"])
+def test_a_trick_prize_reaches_both_solvers(monkeypatch, preset):
+    """Both solvers read the scoring from PlayOutScoring alone: a prize for winning a trick (no preset
+    has one; a rule option would set it there) moves both solvers' values alike, and on the last trick
+    by exactly the prize for its winner."""
+    import imperiale_agents.compiled_solver as compiled
+    import imperiale_agents.solver as python_solver
+    from imperiale_env.core.tricks import play_out_scoring
+
+    rules = make_rules(preset)
+    positions = engine_positions(preset, 12, seed=5)
+    plain = {left: [python_values(rules, pos) for pos in positions[left][:20]] for left in (1, 2, 3)}
+    base = play_out_scoring(rules)
+    prize = np.arange(1.0, 13.0) * 2  # a different prize for each trick
+    prized = base._replace(trick_prize=prize)
+    for module in (compiled, python_solver):
+        monkeypatch.setattr(module, "play_out_scoring", lambda r: prized)
+    compiled._rule_tables.cache_clear()
+    share = 1.0 if rules.players == 2 else 0.5
+    changed = 0
+    try:
+        for left in (1, 2, 3):
+            for pos, before in zip(positions[left][:20], plain[left], strict=True):
+                after = python_values(rules, pos)
+                assert compiled_values(rules, pos) == after, (left, pos)
+                changed += after != before
+                if left == 1:  # one card left in each hand: the trick's winner takes the last prize
+                    trump, hands, leader, trick, me = pos[0], pos[1], pos[2], list(pos[3]), pos[6]
+                    rest = [int(hands[(leader + j) % rules.players]).bit_length() - 1
+                            for j in range(len(trick), rules.players)]
+                    winner = (leader + ref_winner(trick + rest, trump)[0]) % rules.players
+                    gain = prize[11] if winner == me else -share * prize[11]
+                    assert {c: v - before[c] for c, v in after.items()} == {c: gain for c in after}, pos
+    finally:
+        compiled._rule_tables.cache_clear()
+    assert changed > 40
+
+
 def test_capot_and_values_with_tricks_already_won():
     rules = make_rules("academie")
     hands = (to_mask([0, 1]), to_mask([14, 15]))

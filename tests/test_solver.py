@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 
 from imperiale_agents.pimc import PIMCAgent, position, sample_worlds
-from imperiale_agents.solver import Solver, trick_score
+from imperiale_agents.solver import Solver
 from imperiale_agents.view import decode
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_RANKS, RANKS, card, deck, low_rank, rank_of, suit_of
 from imperiale_env.core.rules import make_rules, rank_index
 from imperiale_env.core.tricks import STRONGER_BITS as STRONGER
+from imperiale_env.core.tricks import trick_points
 
 PRESETS = ["academie", "academie3", "foster", "imperijal"]
 
@@ -60,6 +61,16 @@ def ref_winner(trick: list[int], trump: int) -> tuple[int, int]:
             best = k
     assert suit_of(trick[best]) in (led, trump)
     return best, trick[best]
+
+
+def trick_score(rules, tricks) -> list[float]:
+    """Each player's points for his tricks at the deal's end, from the engines' table (a capot's
+    impériales as 24 points each): the brute force's own sum, not the solvers' PlayOutScoring."""
+    out = []
+    for t in tricks:
+        s = trick_points(rules, t)
+        out.append(float(s.points + s.capot_points + 24 * s.capot_imperiales))
+    return out
 
 
 def brute_force(rules, hands, leader, trick, tricks, played, trump, me=0) -> dict[int, float]:

@@ -24,7 +24,14 @@ from imperiale_env.batch.stages_kernels import TABLE_LAYOUT, TABLE_SCALARS, Stag
 from imperiale_env.batch.state import DEAL_FILLS
 from imperiale_env.core.card_masks import CARD_POINT_VALUE, CARD_RANK, CARD_SUIT, RANK_MASK
 from imperiale_env.core.cards import NUM_CARDS, NUM_SUITS, A, J, K, Q, card, deck, low_rank
-from imperiale_env.core.declarations import CB_ITEM, FOUR_ITEMS_START, NUM_ITEMS, QUART_ITEMS, SEQUENCE_ITEMS
+from imperiale_env.core.declarations import (
+    CB_ITEM,
+    FOUR_ITEMS_START,
+    NUM_ITEMS,
+    QUART_ITEMS,
+    SEQUENCE_ITEMS,
+    honour_masks,
+)
 from imperiale_env.core.rules import Rules, rank_index, rule_record
 from imperiale_env.core.tricks import trick_points_table
 
@@ -86,10 +93,7 @@ class Tables:
         self.stage_pos = np.array([st.pos for st in self.stages], dtype=np.int64)
         self.is_turned_stage = np.array([st.kind == StageKind.ASK_TURNED for st in self.stages])
         self.pack = np.array(deck(P), dtype=np.int64)
-        self.honour_mask = np.array(
-            [sum(1 << card(s, rank_index(x, P)) for x in rules.honour_ranks) for s in range(NUM_SUITS)],
-            dtype=np.uint64,
-        )
+        self.honour_mask = np.array(honour_masks(rules), dtype=np.uint64)
         item_mask = np.zeros(NUM_ITEMS, dtype=np.uint64)
         enabled = np.zeros(NUM_ITEMS, dtype=bool)
         enabled[CB_ITEM] = True

@@ -122,3 +122,9 @@ def point_of(hand: frozenset[int], suit: int) -> tuple[int, int]:
 def honour_cards(rules: Rules, trump: int) -> frozenset[int]:
     """The honours: the trump cards of ``rules.honour_ranks``."""
     return frozenset(card(trump, rank_index(n, rules.players)) for n in rules.honour_ranks)
+
+
+def honour_masks(rules: Rules) -> tuple[int, ...]:
+    """:func:`honour_cards` as a bitmask (bit ``c`` for card ``c``) for each trump suit 0..3: the
+    batched engine's tables, both solvers and the agents' view read the honours here."""
+    return tuple(sum(1 << c for c in honour_cards(rules, trump)) for trump in range(NUM_SUITS))
