@@ -25,6 +25,7 @@ others; their hidden answers he never sees).
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import fields
 from typing import Any
 
@@ -32,7 +33,7 @@ import numpy as np
 import pyspiel
 
 from imperiale_env.core import actions as act
-from imperiale_env.core.cards import NUM_CARDS, card_code, deck, suit_of
+from imperiale_env.core.cards import HAND_SIZE, NUM_CARDS, TURNED_INDEX, card_code, deck, suit_of
 from imperiale_env.core.declarations import point_of
 from imperiale_env.core.events import POINTS_PER_IMPERIALE
 from imperiale_env.core.observation import OBS_SIZE, views
@@ -40,7 +41,7 @@ from imperiale_env.core.rules import PRESET_NAMES, RANK_FIELDS, Rules, RulesErro
 from imperiale_env.envs.common import OBS_TYPES, end_rewards
 from imperiale_env.envs.render_text import table_text
 from imperiale_env.kernels.features import FEATURE_LAYOUT, FEATURE_SIZE, policy_features, read_feature
-from imperiale_env.reference.game import HAND_SIZE, Deal, Game, priority_order
+from imperiale_env.reference.game import Deal, Game, deal_from_order, order_of_deal
 from imperiale_env.reference.observe import observe
 
 SHORT_NAME = "python_imperiale"
@@ -238,7 +239,9 @@ class ImperialeState(pyspiel.State):
         self.dealing.append(outcome)
         if len(self.dealing) < _cards_dealt(self.rules.players):
             return
-        deal = _deal_of(self.dealing, self._dealer(), self.rules.players)
+        deal = deal_from_order(self.dealing, self._dealer(), self.rules.players)
+        if self.rules.players == 2:  # the talon is never seen nor played: not a chance node, sorted
+            deal = dataclasses.replace(deal, talon=tuple(sorted(set(deck(2)) - set(self.dealing))))
         self.book.deals.append(deal)
         self.dealing = []
         self.engine.resume()
@@ -287,18 +290,7 @@ def _sampler_seed(probability_sampler) -> int:
 
 def _cards_dealt(players: int) -> int:
     """Chance outcomes of one deal: 12 a hand, plus the turned card with two players."""
-    return HAND_SIZE * players + (1 if players == 2 else 0)
-
-
-def _deal_of(order: list[int], dealer: int, players: int) -> Deal:
-    """The deal of cards in dealing order (the talon, never seen nor played, sorted)."""
-    hands: list[frozenset[int]] = [frozenset()] * players
-    for i, p in enumerate(priority_order(dealer, players)):
-        hands[p] = frozenset(order[i * HAND_SIZE:(i + 1) * HAND_SIZE])
-    if players == 2:
-        talon = tuple(sorted(set(deck(2)) - set(order)))
-        return Deal(dealer, tuple(hands), order[24], talon)
-    return Deal(dealer, tuple(hands), order[35])
+    return max(HAND_SIZE * players, TURNED_INDEX[players] + 1)
 
 
 def _deal_seen(game: Game, seat: int, deal: Deal) -> str:
@@ -446,10 +438,7 @@ def replay(game: ImperialeGame, actions: list[int]) -> ImperialeState:
 
 def dealt_in_order(deal: Deal, hands: list[frozenset[int]], players: int) -> list[int]:
     """Chance outcomes that deal ``hands`` (the turned card last, as dealt)."""
-    order: list[int] = []
-    for p in priority_order(deal.dealer, players):
-        order += sorted(hands[p] - {deal.turned})
-    return order + [deal.turned]
+    return order_of_deal(dataclasses.replace(deal, hands=tuple(hands), talon=()), players)
 
 
 def replay_world(state: ImperialeState, observer: int, hands: list[frozenset[int]]) -> ImperialeState | None:

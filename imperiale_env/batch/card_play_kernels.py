@@ -19,10 +19,10 @@ from numba import njit, prange
 
 from imperiale_env.batch.state import NONE, PLAY, POINT, QUESTION
 from imperiale_env.core.actions import HIDE, POINT_BASE, SHOW, SINK
+from imperiale_env.core.tricks import TRICKS_PER_DEAL
 from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO
 from imperiale_env.kernels.trick_rules import beats, legal_plays, proven_absent
 
-TRICKS_PER_DEAL = 12
 _QUESTION_BITS = (ONE << np.uint64(SHOW)) | (ONE << np.uint64(HIDE))
 _SINK_BIT = ONE << np.uint64(SINK)
 _POINT_BITS = np.array([ONE << np.uint64(POINT_BASE + s) for s in range(4)], dtype=np.uint64)

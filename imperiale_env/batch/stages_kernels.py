@@ -56,13 +56,13 @@ from imperiale_env.batch.score_kernels import (
 )
 from imperiale_env.batch.state import FIRST_DEAL_FIELD, NONE, PLAY, POINT, QUESTION, StateArrays, layout
 from imperiale_env.core.actions import POINT_BASE, SHOW, SINK
+from imperiale_env.core.cards import HAND_SIZE, NUM_RANKS, TURNED_INDEX
 from imperiale_env.core.declarations import CB_ITEM, POINTS_PER_CAPTURED_HONOUR
+from imperiale_env.core.events import POINTS_PER_IMPERIALE
+from imperiale_env.core.tricks import TRICKS_PER_DEAL
 from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO, card_count, lowest_card
 from imperiale_env.kernels.seeds import deal_order, first_dealer
 
-TRICKS_PER_DEAL = 12
-HAND_SIZE = 12
-POINTS_PER_IMPERIALE = 24
 #: The kinds of stage, each named once: a member's number (its place here) is what ``t.stage_kind``
 #: holds, :mod:`.tables` builds the deal's stages from the members and the kernels compare with them.
 StageKind = IntEnum(
@@ -151,9 +151,9 @@ def deal_start(s, c: Scores, t, d, deals: np.ndarray, eb: np.ndarray, en: np.nda
                 items += t.item_weights[j]
         s.items[i, seat] = items
         s.pending[i, seat] = items
-    turned = order[24] if P == 2 else order[35]
+    turned = order[TURNED_INDEX[P]]
     s.turned[i] = turned
-    trump = turned // 9
+    trump = turned // NUM_RANKS
     s.trump[i] = trump
     s.leader[i] = (dealer + 1) % P
     if t.rules[0]["turned_imperiale"]:

@@ -49,6 +49,15 @@ def deck(players: int) -> list[int]:
     return [card(s, r) for s in range(NUM_SUITS) for r in ranks]
 
 
+#: The deal's layout in a shuffled pack, read by both engines, the records and OpenSpiel's chance
+#: nodes: 12 cards a hand, dealt in priority order (dealer + 1 first); then, with two players, the
+#: turned card (the 25th) and the talon; with three the turned card is the dealer's last (the 36th),
+#: which stays in his hand.
+HAND_SIZE = 12
+#: The index of the turned card in the shuffled pack, by number of players (a tuple, for the kernels).
+TURNED_INDEX: tuple[int, ...] = (-1, -1, 2 * HAND_SIZE, 3 * HAND_SIZE - 1)
+
+
 def card_code(c: int) -> str:
     """``KH``, ``10S`` ... as written in docs/rules.md and in records."""
     return RANKS[rank_of(c)] + SUITS[suit_of(c)]

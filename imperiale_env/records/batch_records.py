@@ -15,30 +15,7 @@ import numpy as np
 
 from imperiale_env.batch import BatchGame
 from imperiale_env.records.game_records import RecordError, game_from_record, record_from_game
-from imperiale_env.reference.game import HAND_SIZE, Deal, Game, priority_order
-
-
-def _deal_from_order(order: np.ndarray, dealer: int, players: int) -> Deal:
-    """The Deal laid out by a card order (priority order hands, then turned card and talon)."""
-    order = [int(c) for c in order]
-    hands: list[frozenset[int]] = [frozenset()] * players
-    for k, seat in enumerate(priority_order(dealer, players)):
-        hands[seat] = frozenset(order[k * HAND_SIZE : (k + 1) * HAND_SIZE])
-    if players == 2:
-        return Deal(dealer, tuple(hands), order[24], tuple(order[25:]))
-    return Deal(dealer, tuple(hands), order[35])
-
-
-def _order_from_deal(deal: Deal, players: int) -> list[int]:
-    """Inverse of :func:`_deal_from_order` (with three players the turned card comes last)."""
-    order: list[int] = []
-    for seat in priority_order(deal.dealer, players):
-        cards = sorted(deal.hands[seat])
-        if players == 3 and seat == deal.dealer:
-            cards.remove(deal.turned)
-            cards.append(deal.turned)
-        order += cards
-    return order + ([deal.turned, *deal.talon] if players == 2 else [])
+from imperiale_env.reference.game import Game, deal_from_order, order_of_deal
 
 
 def _live_deal(batch: BatchGame, slot: int) -> dict[str, np.ndarray]:
@@ -67,7 +44,7 @@ def record_from_batch(batch: BatchGame, game_id: int) -> dict[str, Any]:
         deals.append(_live_deal(batch, int(slots[0])))
     deals.sort(key=lambda d: int(d["deal_index"]))
     P = batch.players
-    cards = [_deal_from_order(d["order"], int(d["dealer"]), P) for d in deals]
+    cards = [deal_from_order(d["order"], int(d["dealer"]), P) for d in deals]
     game = Game(
         batch.rules, seed=int(start["seed"][at]), dealer=int(start["dealer"][at]),
         imperiales=[int(x) for x in start["imperiales"][at]], points=[int(x) for x in start["points"][at]],
@@ -99,7 +76,7 @@ def batch_from_records(records: list[dict[str, Any]], *, record_events: bool = F
     orders = np.zeros((len(games), depth, 36 if P == 3 else 32), dtype=np.int64)
     for i, g in enumerate(games):
         for d, state in enumerate(g.history):
-            orders[i, d] = _order_from_deal(state.deal, P)
+            orders[i, d] = order_of_deal(state.deal, P)
     batch = BatchGame(rules, len(games), record_events=record_events, keep_history=True)
     batch.reset(
         np.zeros(len(games), dtype=np.uint64),

@@ -198,8 +198,8 @@ def explain_events(events: Sequence[dict[str, Any]], rules: Rules, names: Sequen
                 f"{'is' if int(e['points']) == 1 else 'are'} wiped")
         elif kind == "game_over":
             add("and you win the game!" if p == human else f"and {w.verb(p, 'win')} the game")
-        else:
-            start(f"{w.subj(p)}: {kind}")
+        else:  # a kind with no sentence of its own here is told by its name (core.events declares it)
+            start(f"{w.verb(p, 'score')} {kind.replace('_', ' ')} ({amount(e)})")
         last_gain = gain_kind or (kind == "imperiale" and last_gain)
         if kind == "wipe":
             last_gain = False

@@ -42,10 +42,12 @@ import numpy as np
 from imperiale_env.core import actions as act
 from imperiale_env.core import events as ev
 from imperiale_env.core.cards import (
+    HAND_SIZE,
     NUM_SUITS,
     POINT_VALUE,
     SUITS,
     TRICK_STRENGTH,
+    TURNED_INDEX,
     card,
     card_code,
     deck,
@@ -66,9 +68,7 @@ from imperiale_env.core.declarations import (
 from imperiale_env.core.events import POINTS_PER_IMPERIALE
 from imperiale_env.core.rules import Rules, rank_index, resolve_rules
 from imperiale_env.core.shuffle import as_seeds, first_dealer, shuffled
-
-HAND_SIZE = 12
-TRICKS_PER_DEAL = 12
+from imperiale_env.core.tricks import TRICKS_PER_DEAL, trick_points
 
 #: The score event of each item shown in hand (an Imperijal sequence scores as a quart major).
 _ITEM_EVENTS = {"carte_blanche": ev.CARTE_BLANCHE, "quart_major": ev.QUART_MAJOR, "sequence": ev.QUART_MAJOR,
@@ -113,13 +113,27 @@ def deal_cards(rules: Rules, seed: int, deal_index: int, dealer: int) -> Deal:
     (the 36th) is shown as trump.
     """
     order = shuffled(as_seeds(seed), np.array([deal_index]), np.array(deck(rules.players)))[0]
+    return deal_from_order(order, dealer, rules.players)
+
+
+def deal_from_order(order: Iterable[int], dealer: int, players: int) -> Deal:
+    """The deal a card order lays out (:data:`~imperiale_env.core.cards.TURNED_INDEX`): the hands in
+    priority order, then the turned card and, with two players, the talon (what follows it)."""
     order = [int(c) for c in order]
-    hands: list[frozenset[int]] = [frozenset()] * rules.players
-    for i, p in enumerate(priority_order(dealer, rules.players)):
+    hands: list[frozenset[int]] = [frozenset()] * players
+    for i, p in enumerate(priority_order(dealer, players)):
         hands[p] = frozenset(order[i * HAND_SIZE : (i + 1) * HAND_SIZE])
-    if rules.players == 2:
-        return Deal(dealer, tuple(hands), order[24], tuple(order[25:]))
-    return Deal(dealer, tuple(hands), order[35])
+    turned = TURNED_INDEX[players]
+    return Deal(dealer, tuple(hands), order[turned], tuple(order[turned + 1 :]))
+
+
+def order_of_deal(deal: Deal, players: int) -> list[int]:
+    """A card order that lays out ``deal`` (:func:`deal_from_order`'s inverse; each hand sorted, the
+    turned card at its index: with three players the dealer's last card)."""
+    order: list[int] = []
+    for seat in priority_order(deal.dealer, players):
+        order += sorted(deal.hands[seat] - {deal.turned})
+    return order + [deal.turned, *deal.talon]
 
 
 @dataclass(frozen=True)
@@ -656,26 +670,20 @@ class Game:
                 self._gain(p, 1)
 
     def _score_tricks(self) -> None:
-        """The cards: tricks over the quota (or over the other player's), or capot."""
+        """The cards: tricks over the quota (or over the other player's), or capot, as the trick table
+        of :func:`~imperiale_env.core.tricks.trick_points` says (the batched engine and the solvers
+        read the same table)."""
         s = self.state
-        r = self.rules
         for p in self._priority:
-            t = s.tricks[p]
-            capot = t == TRICKS_PER_DEAL
-            if capot and r.capot_imperiales:
-                self._event(ev.CAPOT, p, imperiales=r.capot_imperiales)
-                self._gain(p, r.capot_imperiales)
+            score = trick_points(self.rules, s.tricks[p])
+            if score.capot_imperiales:
+                self._event(ev.CAPOT, p, imperiales=score.capot_imperiales)
+                self._gain(p, score.capot_imperiales)
                 continue
-            if r.trick_scoring == "excess" and t > r.trick_quota:
-                self._award(p, 4 * (t - r.trick_quota), ev.TRICKS, tricks=t)
-            elif r.trick_scoring == "difference":
-                other = TRICKS_PER_DEAL - t
-                if t > other:
-                    self._award(p, 4 * (t - other), ev.TRICKS, tricks=t)
-            elif r.trick_scoring == "bonus" and t > r.trick_quota:
-                self._award(p, 4, ev.TRICKS, tricks=t)
-            if capot and r.capot_points:
-                self._award(p, r.capot_points, ev.CAPOT)
+            if score.points:
+                self._award(p, score.points, ev.TRICKS, tricks=s.tricks[p])
+            if score.capot_points:
+                self._award(p, score.capot_points, ev.CAPOT)
 
 
 def play_rule_of(rules: Rules, hand: Iterable[int], trump: int, led: int, winning: int,
