@@ -304,6 +304,12 @@ def test_question_text_and_events_in_words():
     assert told[2].startswith("You take 8 tricks (+8 points); 24 points make 1 impériale for you (1 in all); "
                               "Player 1's 4 points are wiped")
     assert told[2].endswith("and you win the game!")
+    # A kind this module has no sentence for (a rule option's new event) is still told, by its name
+    # and amount, with the impériale it makes.
+    extra = [{"event": "last_trick", "player": 1, "points": 10}, {"event": "imperiale", "player": 1, "count": 1,
+                                                                  "total": 2}]
+    assert explain_events(extra, rules, seat_names(2, 0), 0) == [
+        "Player 1 scores last trick (+10 points); 24 points make 1 impériale for Player 1 (2 in all)."]
 
 
 def test_each_trick_line_says_why_it_was_won():

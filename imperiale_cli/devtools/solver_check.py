@@ -6,12 +6,13 @@ From a seeded deal played at random to ``tricks_left`` tricks from its end, the 
 position for a seat ``me`` (:func:`~imperiale_agents.analysis.playout_value`); then the rest of the
 deal is played on the reference engine by the solver's own choices, ``me`` taking the card of
 highest value and every other seat the one of lowest value for ``me`` (the minimax, paranoid with
-three players, that the value assumes).  The engine's after-play score events of that deal
-(honours captured, the trick score, a capot as 24 points an impériale), less the honours already
-captured when the position was valued, give each seat's points; ``me``'s less the others' mean
-must equal the solver's value exactly, under every rules field (the solver reads the rules'
-scoring; a field it ignored would show here).  Fallen impériales, wipes and the target are outside
-the solver's value by design (:mod:`imperiale_agents.solver`) and not counted.  The compiled solver is held to
+three players, that the value assumes).  The engine's score events from there on (honours
+captured, the trick score, a capot as 24 points an impériale: every kind but those in
+:data:`OUTSIDE`), less the honours already captured when the position was valued, give each seat's
+points; ``me``'s less the others' mean must equal the solver's value exactly, under every rules
+field (the solvers read the rules' scoring from ``core.tricks.play_out_scoring``; a field it ignored
+would show here).  Fallen impériales, wipes and the target are outside the solver's value by design
+(:mod:`imperiale_agents.solver`) and not counted.  The compiled solver is held to
 the Python one by ``tests/test_compiled_solver.py``.  Used by ``tests/test_solver.py`` (every rule
 variant) and ``benchmarks/solver_check.py`` (many seeds).
 """
@@ -24,13 +25,14 @@ import numpy as np
 
 from imperiale_agents.analysis import card_mask, playout_value
 from imperiale_agents.solver import Solver
-from imperiale_env.core.declarations import honour_cards
-from imperiale_env.core.events import CAPOT, HONOURS, POINTS_PER_IMPERIALE, TRICKS
+from imperiale_env.core.declarations import POINTS_PER_CAPTURED_HONOUR, honour_cards
+from imperiale_env.core.events import FALLEN_IMPERIALE, GAME_OVER, IMPERIALE, POINTS_PER_IMPERIALE, WIPE
 from imperiale_env.core.rules import Rules
 from imperiale_env.reference.game import DealState, Game
 
-AFTER_PLAY = (HONOURS, TRICKS, CAPOT)
-"""The score events of the play that the solver's value counts."""
+OUTSIDE = (FALLEN_IMPERIALE, WIPE, IMPERIALE, GAME_OVER)
+"""The score events after the play that the solver's value leaves out by design; every other one
+counts, so an event kind a new rule adds is checked against the solvers with no edit here."""
 
 
 class SolverDisagreement(AssertionError):
@@ -46,7 +48,7 @@ def after_play_points(state: DealState, since: int) -> list[float]:
     """Each seat's points from the deal's after-play events logged after event ``since``."""
     points = [0.0] * len(state.hands)
     for e in state.events[since:]:
-        if e["event"] in AFTER_PLAY and not e.get("in_hand"):
+        if e["event"] not in OUTSIDE and not e.get("in_hand"):
             points[e["player"]] += e.get("points", 0) + POINTS_PER_IMPERIALE * e.get("imperiales", 0)
     return points
 
@@ -68,7 +70,7 @@ def check_position(rules: Rules, seed: int, tricks_left: int) -> float | None:
     state = game.state
     trump, me, P = state.deal.trump, int(rng.integers(rules.players)), rules.players
     honours = honour_cards(rules, trump)
-    before = [4 * len(honours & state.captured[p]) for p in range(P)]
+    before = [POINTS_PER_CAPTURED_HONOUR * len(honours & state.captured[p]) for p in range(P)]
     since = len(state.events)
     value = playout_value(rules, trump, *_position(state), me)
     solver = Solver(rules, trump, me=me)
@@ -84,4 +86,4 @@ def check_position(rules: Rules, seed: int, tricks_left: int) -> float | None:
     return value
 
 
-__all__ = ["AFTER_PLAY", "SolverDisagreement", "after_play_points", "check_position"]
+__all__ = ["OUTSIDE", "SolverDisagreement", "after_play_points", "check_position"]
