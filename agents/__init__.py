@@ -6,13 +6,13 @@ used by the environments, tournaments and interactive play.
   ``champion``);
 - :mod:`imperiale_agents.champions`: the trained policies shipped in the package, one per preset that has
   one (:func:`champion`);
-- :mod:`imperiale_agents.random_agent`, :mod:`imperiale_agents.heuristic`: the baselines;
-- :mod:`imperiale_agents.solver`, :mod:`imperiale_agents.compiled_solver`,
-  :mod:`imperiale_agents.pimc`: the exact play-out solver (pure Python, compiled) and Perfect
+- :mod:`imperiale_agents.policies.random_agent`, :mod:`imperiale_agents.policies.heuristic`: the baselines;
+- :mod:`imperiale_agents.search.solver`, :mod:`imperiale_agents.search.compiled_solver`,
+  :mod:`imperiale_agents.search.pimc`: the exact play-out solver (pure Python, compiled) and Perfect
   Information Monte Carlo over sampled deals;
-  :mod:`imperiale_agents.declaration_search`: its declarations by sampled deals (``pimc:N:search``);
-- :mod:`imperiale_agents.view`: decoding the observation vector;
-- :mod:`imperiale_agents.tournament`: duplicate round robins (``imperiale eval``).
+  :mod:`imperiale_agents.search.declaration_search`: its declarations by sampled deals (``pimc:N:search``);
+- :mod:`imperiale_agents.observation_view`: decoding the observation vector;
+- :mod:`imperiale_agents.tournament.match`: duplicate round robins (``imperiale eval``).
 """
 
 

@@ -1,6 +1,6 @@
 """The batched driver loop, written once: observe, legal actions, act by seat, step.
 
-Tournaments (:mod:`imperiale_agents.tournament`), self-play rollouts (:mod:`imperiale_train.rollout`)
+Tournaments (:mod:`imperiale_agents.tournament.match`), self-play rollouts (:mod:`imperiale_train.rollout`)
 and imitation's labels (:mod:`imperiale_train.imitate`) all play the games of one
 :class:`~imperiale_env.batch.BatchGame` side by side in the same way: at each step every game's
 acting seat sees its observation and legal mask, one action per game is chosen, the batch steps,

@@ -9,23 +9,23 @@ Specs:
 
 ==========================  ==============================================================
 ``random``                  uniform over the legal actions
-``heuristic``               the rule-based player of :mod:`imperiale_agents.heuristic`
-``pimc``, ``pimc:N[:K]``    Perfect Information Monte Carlo (:mod:`imperiale_agents.pimc`): ``N``
+``heuristic``               the rule-based player of :mod:`imperiale_agents.policies.heuristic`
+``pimc``, ``pimc:N[:K]``    Perfect Information Monte Carlo (:mod:`imperiale_agents.search.pimc`): ``N``
                             sampled deals (16), the last ``K`` tricks searched (12)
 ``pimc:...:search``         the declarations decided by sampled worlds too
-                            (:mod:`imperiale_agents.declaration_search`)
+                            (:mod:`imperiale_agents.search.declaration_search`)
 ``pimc:...:infer``          worlds weighed by how likely the champion finds the opponent's plays
-                            (:mod:`imperiale_agents.inference`; two players)
+                            (:mod:`imperiale_agents.search.play_likelihood`; two players)
 ``pimc:...:voids``          the sampler that knows the voids but not the other proofs of play
                             (the one before observation version 1; for comparisons)
 ``pimc:...:belief``         worlds resampled by the preset's shipped belief model
-                            (:mod:`imperiale_agents.belief`)
-``ismcts``, ``ismcts:N``    OpenSpiel's ISMCTS (:mod:`imperiale_agents.ismcts`; the ``openspiel`` extra):
+                            (:mod:`imperiale_agents.search.belief_model`)
+``ismcts``, ``ismcts:N``    OpenSpiel's ISMCTS (:mod:`imperiale_agents.search.ismcts`; the ``openspiel`` extra):
                             ``N`` simulations a decision (100), random rollouts
 ``neural:PATH``             a trained policy: an exported policy (.npz) or a training checkpoint
 ``champion``                the policy shipped for the rules played (:mod:`imperiale_agents.champions`)
 ``champion:search``         the search shipped for the rules played (its spec: ``SEARCH_CHAMPIONS`` there)
-``human``                   a person at the terminal (:mod:`imperiale_agents.human`)
+``human``                   a person at the terminal (:mod:`imperiale_agents.policies.human`)
 ``module:Class``            your own agent: the class ``Class`` of the importable module ``module``
 ``file.py:Class``           ... or of the Python file ``file.py``
 ==========================  ==============================================================
@@ -75,31 +75,31 @@ class AgentKind:
 
 
 def _random(arg, rules, spec, workers):
-    from imperiale_agents.random_agent import RandomAgent
+    from imperiale_agents.policies.random_agent import RandomAgent
 
     return RandomAgent()
 
 
 def _heuristic(arg, rules, spec, workers):
-    from imperiale_agents.heuristic import HeuristicAgent
+    from imperiale_agents.policies.heuristic import HeuristicAgent
 
     return HeuristicAgent(rules)
 
 
 def _human(arg, rules, spec, workers):
-    from imperiale_agents.human import HumanAgent
+    from imperiale_agents.policies.human import HumanAgent
 
     return HumanAgent()
 
 
 def _pimc(arg, rules, spec, workers):
-    from imperiale_agents.pimc import DEFAULT_SAMPLES, PIMCAgent
+    from imperiale_agents.search.pimc import DEFAULT_SAMPLES, PIMCAgent
 
     samples, horizon, declarations, infer, knowledge = ((DEFAULT_SAMPLES, 12, "heuristic", False, "all")
                                                         if arg is None else _pimc_numbers(arg, spec))
     belief = None
     if knowledge == "belief":
-        from imperiale_agents.belief import BeliefFileError, shipped_belief
+        from imperiale_agents.search.belief_model import BeliefFileError, shipped_belief
 
         knowledge = "all"
         try:
@@ -127,7 +127,7 @@ def _ismcts(arg, rules, spec, workers):
         raise AgentError(f"bad agent {spec!r}: ismcts:N takes N simulations a decision from 2 to {MAX_SIMULATIONS}, "
                          f"e.g. ismcts:100 (allowed agents: {AGENT_FORMS})")
     try:
-        from imperiale_agents.ismcts import DEFAULT_SIMULATIONS, ISMCTSAgent
+        from imperiale_agents.search.ismcts import DEFAULT_SIMULATIONS, ISMCTSAgent
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] not in ("pyspiel", "open_spiel"):
             raise
@@ -297,9 +297,9 @@ def _make_neural(path: str, rules: Rules, spec: str) -> Any:
     """Load the policy of ``path`` (an exported policy or a training checkpoint): the file is checked
     first (a missing file, a folder or a pipe is named as such), and any failure of the loader
     becomes an :class:`AgentError`."""
-    from imperiale_agents.neural import NeuralAgent
-    from imperiale_agents.policy_file import CheckpointError
-    from imperiale_env.core.inputs import InputError, input_file
+    from imperiale_agents.policies.neural import NeuralAgent
+    from imperiale_agents.policies.policy_file import CheckpointError
+    from imperiale_env.core.input_checks import InputError, input_file
 
     try:
         input_file(path, "checkpoint or policy file")

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from imperiale_agents.base import make_agent
-from imperiale_agents.view import decode
+from imperiale_agents.observation_view import decode
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
 

@@ -124,7 +124,7 @@ def _documented_types() -> tuple[type[BaseException], ...]:
 
     types: list[type[BaseException]] = [AgentError, IllegalActionError, RecordError, RulesError]
     with contextlib.suppress(ImportError):
-        from imperiale_env.core.inputs import InputError
+        from imperiale_env.core.input_checks import InputError
 
         types.append(InputError)
     with contextlib.suppress(ImportError):
@@ -137,7 +137,7 @@ def _documented_types() -> tuple[type[BaseException], ...]:
 
         types += [CheckpointError, ConfigError]
     with contextlib.suppress(ImportError):
-        from imperiale_agents.pool import WorkerError
+        from imperiale_agents.parallel.process_pool import WorkerError
         from imperiale_env.core.atomic import WriteError
 
         types += [WorkerError, WriteError]
@@ -1385,7 +1385,7 @@ def _kept(path: pathlib.Path, text: str) -> Callable[[], str | None]:
 
 
 def worker_cases(s: Scratch) -> list[Case]:
-    from imperiale_agents.pool import WorkerPool
+    from imperiale_agents.parallel.process_pool import WorkerPool
 
     area = "faults: workers"
     cases = []
@@ -1401,7 +1401,7 @@ def worker_cases(s: Scratch) -> list[Case]:
 def ray_cases(s: Scratch) -> list[Case]:
     return [_sub_code("faults: ray", "eval --ray at a port that is not Ray", '''
 import socket, sys, threading
-from imperiale_agents import cluster
+from imperiale_agents.parallel import ray_cluster as cluster
 server = socket.create_server(("127.0.0.1", 0))
 threading.Thread(target=server.accept, daemon=True).start()
 cluster.CONNECT_SECONDS = 3

@@ -5,7 +5,7 @@
 Deals are played by the shipped champion at every seat (as the model's training deals were, but
 from another seed); at every decision with a card of uncertain place, the held-out log loss (nats
 a card, the cards with a choice of place) of each card's softmax alone and of the same fitted to
-the number of cards each place holds (:func:`imperiale_agents.belief.fit_to_counts`), with a 95 %
+the number of cards each place holds (:func:`imperiale_agents.search.belief_model.fit_to_counts`), with a 95 %
 interval of their difference bootstrapped over the deals (1,000 resamples), and optionally both
 reliability curves in one plot.
 """
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from imperiale_agents.belief import shipped_belief
+from imperiale_agents.observation_view import decode
 from imperiale_agents.registry import make_agent
-from imperiale_agents.view import decode
+from imperiale_agents.search.belief_model import shipped_belief
 from imperiale_env.core.rules import make_rules
-from imperiale_train.belief import decision_log_loss, mean_log_loss, play_deals, reliability, reliability_plot
+from imperiale_train.belief_training import decision_log_loss, mean_log_loss, play_deals, reliability, reliability_plot
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,7 +26,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 
 import imperiale_env  # noqa: F401  (registers Imperiale-v1)
-from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_agents.policies.heuristic import HeuristicAgent
 from imperiale_env.kernels.features import policy_features
 
 
@@ -80,7 +80,7 @@ def main() -> None:
     args = parse_checked(parser, {"--timesteps": 1})
     out = None
     if args.out:  # checked before ten minutes of training: an existing file is never replaced
-        from imperiale_env.core.inputs import InputError, output_file
+        from imperiale_env.core.input_checks import InputError, output_file
 
         try:
             out = output_file(args.out if args.out.endswith(".zip") else args.out + ".zip", "--out file",

@@ -39,7 +39,7 @@ from tianshou.utils.net.common import Net
 from tianshou.utils.net.discrete import DiscreteActor, DiscreteCritic
 
 import imperiale_env  # noqa: F401  (registers Imperiale-v1)
-from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_agents.policies.heuristic import HeuristicAgent
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.kernels.features import policy_features
 

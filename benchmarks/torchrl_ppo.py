@@ -32,7 +32,7 @@ from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
 import imperiale_env  # noqa: F401  (registers Imperiale-v1)
-from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_agents.policies.heuristic import HeuristicAgent
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.kernels.features import policy_features
 

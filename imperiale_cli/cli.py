@@ -51,16 +51,16 @@ def _error(command: str, message: str) -> None:
 
 
 USER_ERRORS = (
-    ("imperiale_env.core.inputs", "InputError"),
+    ("imperiale_env.core.input_checks", "InputError"),
     ("imperiale_env.records.game_records", "RecordError"),
     ("imperiale_env.core.rules", "RulesError"),
     ("imperiale_cli.play", "PlayError"),
     ("imperiale_agents.base", "AgentError"),
     ("imperiale_train.config", "ConfigError"),
     ("imperiale_train.checkpoint", "CheckpointError"),
-    ("imperiale_agents.cluster", "ClusterError"),
+    ("imperiale_agents.parallel.ray_cluster", "ClusterError"),
     ("imperiale_env.core.atomic", "WriteError"),
-    ("imperiale_agents.pool", "WorkerError"),
+    ("imperiale_agents.parallel.process_pool", "WorkerError"),
 )
 """The exceptions that mean "this input cannot be used" (each message says why and what is
 allowed): :func:`main` reports them as ``imperiale CMD: error: ...`` with exit status 2, so
@@ -116,7 +116,7 @@ def _seconds(text: str) -> float:
 
 def _seed(text: str) -> int:
     """A seed, an integer in ``[0, 2**63)`` (an argparse ``type``)."""
-    from imperiale_env.core.inputs import InputError, seed
+    from imperiale_env.core.input_checks import InputError, seed
 
     try:
         value = int(text.strip())
@@ -146,7 +146,7 @@ def _count(low: int, high: int, what: str) -> Callable[[str], int]:
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     """``imperiale replay``: the game told trick by trick, or (``--json``) its score events as JSON."""
-    from imperiale_env.core.inputs import InputError
+    from imperiale_env.core.input_checks import InputError
     from imperiale_env.records.game_records import RecordError, load_records, replay_record
 
     if args.indent is not None and not args.json:
@@ -252,20 +252,20 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if len(specs) < 2 or not all(specs):
         _error("eval", f"--agents needs at least two comma-separated agents, none empty, got {args.agents!r}")
         return 2
-    from imperiale_agents.tournament import run_tournament
-    from imperiale_agents.tournament_report import check_outputs, markdown, write_outputs
+    from imperiale_agents.tournament.match import run_tournament
+    from imperiale_agents.tournament.report import check_outputs, markdown, write_outputs
     from imperiale_env.core.rules import make_rules
 
     if args.out is not None:
         check_outputs(args.out)
     runner = None
     if args.ray is not None:
-        from imperiale_agents.ray_tournament import RayMatchRunner
+        from imperiale_agents.parallel.ray_tournament import RayMatchRunner
 
         runner = RayMatchRunner(args.ray)
     overrides = {} if args.target is None else {"target_imperiales": args.target}
     rules = make_rules(args.rules, **overrides)
-    from imperiale_agents.pool import signals_as_interrupt
+    from imperiale_agents.parallel.process_pool import signals_as_interrupt
 
     with signals_as_interrupt():  # SIGTERM and SIGHUP keep the finished matches, as Ctrl-C does
         result = run_tournament(specs, rules, groups=groups, seed=args.seed, single_deal=args.deals is not None,
@@ -373,7 +373,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         _error("export", f"exporting a policy needs torch ({exc}); pip install 'imperiale[train]'")
         return 1
-    from imperiale_agents.policy_file import read_policy
+    from imperiale_agents.policies.policy_file import read_policy
 
     out = export_policy(args.checkpoint, args.out)
     made = read_policy(out).provenance
@@ -385,7 +385,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from imperiale_agents.pool import signals_as_interrupt
+    from imperiale_agents.parallel.process_pool import signals_as_interrupt
     from imperiale_cli.play import play_game
     from imperiale_env.core.rules import make_rules
 
@@ -398,8 +398,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 def _cmd_analyse(args: argparse.Namespace) -> int:
     """``imperiale analyse``: every input is checked before the (long) analysis starts."""
-    from imperiale_agents.analysis import MAX_SAMPLES, analyse_record, report_text
-    from imperiale_env.core.inputs import InputError, input_file, output_file, seed
+    from imperiale_agents.analysis.record_analysis import MAX_SAMPLES, analyse_record, report_text
+    from imperiale_env.core.input_checks import InputError, input_file, output_file, seed
     from imperiale_env.records.game_records import load_records
 
     # A bad input raises InputError or RecordError, which main() reports (exit 2).
@@ -418,8 +418,8 @@ def _cmd_analyse(args: argparse.Namespace) -> int:
         raise InputError(f"{path} holds {len(records)} records; analyse takes a file with one record")
     belief = None
     if args.beliefs or args.belief is not None:
-        from imperiale_agents.belief import BeliefFileError
-        from imperiale_agents.belief_view import load_belief
+        from imperiale_agents.analysis.belief_report import load_belief
+        from imperiale_agents.search.belief_model import BeliefFileError
         from imperiale_env.records.game_records import game_from_record
 
         rules = game_from_record(records[0]).rules  # a bad record is reported before the belief file

@@ -40,10 +40,10 @@ from imperiale_env.core.cards import (
     parse_card,
     rank_of,
 )
-from imperiale_env.core.inputs import InputError
-from imperiale_env.core.inputs import seed as check_seed
-from imperiale_env.core.moves import HIDE_WORDS, SHOW_WORDS, SINK_WORDS, normalise, point_word
+from imperiale_env.core.input_checks import InputError
+from imperiale_env.core.input_checks import seed as check_seed
 from imperiale_env.core.rules import Rules
+from imperiale_env.core.typed_moves import HIDE_WORDS, SHOW_WORDS, SINK_WORDS, normalise, point_word
 from imperiale_env.envs.render_text import score_line, table_text
 from imperiale_env.envs.seating import agent_choice, play_until
 from imperiale_env.records.game_records import (
@@ -66,7 +66,7 @@ from imperiale_env.records.narrate import (
     trick_text,
 )
 from imperiale_env.reference.game import DealState, Decision, Game, deal_cards
-from imperiale_env.reference.twin import Twin
+from imperiale_env.reference.observed_game import ObservedGame
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]
@@ -224,7 +224,7 @@ def check_save_path(path: str | Path) -> Path:
     nothing: it ends in ``.json`` (a new file: an existing one is refused, never overwritten)
     or ``.jsonl`` (records are appended; the records already there must read and replay, so
     that a damaged file is found now, not after the game), and its folder is writable."""
-    from imperiale_env.core.inputs import InputError, output_file
+    from imperiale_env.core.input_checks import InputError, output_file
 
     if not str(path).strip():
         raise PlayError("the record file path is empty: give a .json or .jsonl file name")
@@ -391,11 +391,11 @@ def play_game(
             tell_new_events(before)  # shown, declared, won the point: said when it happens, with why
         tell_deals(len(game.history) - (0 if game.decision is None else 1))
 
-    twin = Twin(game)
+    observed = ObservedGame(game)
     bots = agent_choice(agent.act, rng)
     try:
         while True:
-            play_until(twin, (seat,), bots, move=move)  # the one loop that seats the players (envs.seating)
+            play_until(observed, (seat,), bots, move=move)  # the one loop that seats the players (envs.seating)
             if game.decision is None:
                 break
             announce()

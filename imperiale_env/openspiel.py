@@ -38,7 +38,7 @@ from imperiale_env.core.declarations import point_of
 from imperiale_env.core.events import POINTS_PER_IMPERIALE
 from imperiale_env.core.observation import OBS_SIZE, views
 from imperiale_env.core.rules import PRESET_NAMES, RANK_FIELDS, Rules, RulesError, make_rules
-from imperiale_env.envs.common import OBS_TYPES, end_rewards
+from imperiale_env.envs.env_checks import OBS_TYPES, end_rewards
 from imperiale_env.envs.render_text import table_text
 from imperiale_env.kernels.features import FEATURE_LAYOUT, FEATURE_SIZE, policy_features, read_feature
 from imperiale_env.reference.game import Deal, Game, deal_from_order, order_of_deal

@@ -41,7 +41,7 @@ def stream_analysis(record: dict[str, Any], samples: int, seed: int, horizon: in
                     time_limit: float = TIME_LIMIT) -> Iterator[str]:
     """Run the analysis in a thread; yield its progress lines, then the annotated record's line
     (an object with ``error`` if it failed or ran out of time)."""
-    from imperiale_agents.analysis import AnalysisStopped, analyse_record
+    from imperiale_agents.analysis.record_analysis import AnalysisStopped, analyse_record
 
     gone = threading.Event()
     deadline = time.monotonic() + time_limit

@@ -1,7 +1,7 @@
 """The belief model's view for the page: the heat map's numbers, computed on the server.
 
 Two questions are answered, each from one seat's observation only
-(:func:`imperiale_agents.belief_view.decision_belief`):
+(:func:`imperiale_agents.analysis.belief_report.decision_belief`):
 
 * in a replay, the belief of the player to act at one decision of a record the page holds
   (:func:`record_belief`): the record is the page's own, and the network still reads only the
@@ -18,8 +18,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from imperiale_agents.belief import BeliefFileError, BeliefNet, shipped_belief_path
-from imperiale_agents.belief_view import belief_at, decision_belief, load_belief
+from imperiale_agents.analysis.belief_report import belief_at, decision_belief, load_belief
+from imperiale_agents.search.belief_model import BeliefFileError, BeliefNet, shipped_belief_path
 from imperiale_env.core.rules import Rules
 from imperiale_env.records.game_records import game_from_record
 from imperiale_env.reference.observe import observe
@@ -37,7 +37,7 @@ def belief_model(rules: Rules) -> BeliefNet:
             if not shipped_belief_path(rules.preset).is_file():
                 raise TableError(f"no belief model is shipped for {rules.preset}; in the terminal, imperiale analyse "
                                  f"RECORD --belief FILE shows the beliefs of one you trained (python -m "
-                                 f"imperiale_train.belief --rules {rules.preset})", 404)
+                                 f"imperiale_train.belief_training --rules {rules.preset})", 404)
             try:
                 net = load_belief(rules)
             except BeliefFileError as exc:  # a damaged shipped file: the server's fault, said as it is

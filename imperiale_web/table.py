@@ -1,11 +1,11 @@
 """A game between a person and bots, kept by the server, and the views the page draws.
 
-The server holds the whole game (a :class:`~imperiale_env.reference.twin.Twin`: the reference engine
+The server holds the whole game (a :class:`~imperiale_env.reference.observed_game.ObservedGame`: the reference engine
 and the acting player's observation of it).  :meth:`Table.view` is what the person may see: his own hand, the
 cards on the table, what was shown or won, the score; never a bot's hand, and no seed while the game
 runs (the seed rebuilds every deal).  The record, which holds every hand, is given only once the game
 ended or the person resigned (:meth:`Table.record`).  The bots act from their observation only
-(``Twin.observe``), as in tournaments.
+(``ObservedGame.observe``), as in tournaments.
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from imperiale_agents.base import AgentError, make_agent
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import SUITS, card_code, sort_for_display, suit_of
 from imperiale_env.core.declarations import point_of
-from imperiale_env.core.inputs import InputError
-from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.input_checks import InputError
+from imperiale_env.core.input_checks import seed as check_seed
 from imperiale_env.core.rules import PRESET_NAMES, RulesError, make_rules
 from imperiale_env.envs.render_text import QUESTION_WORDS, SUIT_NAMES
 from imperiale_env.envs.seating import agent_choice, play_until
 from imperiale_env.records.game_records import record_from_game
 from imperiale_env.records.narrate import EventsTold, decision_rule_text, explain_events, seat_names, why_trick_won
 from imperiale_env.reference.game import Decision, Game
-from imperiale_env.reference.twin import Twin
+from imperiale_env.reference.observed_game import ObservedGame
 
 
 class TableError(ValueError):
@@ -163,7 +163,7 @@ class Table:
         self.opponent = opponent
         # the bots are named by their spec, as the person chose them (and by seat when two play)
         self.names = seat_names(P, seat, opponent)
-        self.twin = Twin.new(self.rules, self.seed)
+        self.observed = ObservedGame.new(self.rules, self.seed)
         self.rng = np.random.default_rng(self.seed)
         self.resigned = False
         self.told = EventsTold()
@@ -177,7 +177,7 @@ class Table:
 
     @property
     def game(self) -> Game:
-        return self.twin.game
+        return self.observed.game
 
     def new_events(self) -> list[dict[str, Any]]:
         """The score events logged since the last call, in words, with the deal they belong to: what
@@ -190,7 +190,7 @@ class Table:
 
     def bots_act(self) -> None:
         """The bots play until it is the person's turn or the game is over."""
-        play_until(self.twin, (self.seat,), agent_choice(self.bot.act, self.rng))
+        play_until(self.observed, (self.seat,), agent_choice(self.bot.act, self.rng))
 
     def resign(self) -> None:
         """The person gives up the game: no more moves; the record and seed become visible."""
@@ -213,7 +213,7 @@ class Table:
         if a not in d.legal:
             legal = ", ".join(act.describe(x) for x in d.legal)
             raise TableError(f"{act.describe(a)} is not legal now (legal: {legal})", 422)
-        self.twin.step(a)
+        self.observed.step(a)
         self.bots_act()
         self.news = self.new_events()
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from imperiale_agents.base import Agent, AgentError, make_agent
-from imperiale_agents.heuristic import HeuristicAgent
-from imperiale_agents.random_agent import RandomAgent
-from imperiale_agents.view import decode, trick_winner
+from imperiale_agents.observation_view import decode, trick_winner
+from imperiale_agents.policies.heuristic import HeuristicAgent
+from imperiale_agents.policies.random_agent import RandomAgent
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
 from imperiale_env.core import actions as act
@@ -152,7 +152,7 @@ def test_heuristic_wins_cheaply_and_protects_honours():
 
 def test_heuristic_strength_against_random():
     """A quick sanity check of strength: many single deals, duplicate seats."""
-    from imperiale_agents.tournament import run_tournament
+    from imperiale_agents.tournament.match import run_tournament
 
     result = run_tournament(["random", "heuristic"], "academie", groups=150, seed=3, single_deal=True)
     pair = result.pairs[0]
@@ -160,7 +160,7 @@ def test_heuristic_strength_against_random():
 
 
 def test_human_agent_takes_typed_moves_and_refuses_bad_ones():
-    from imperiale_agents.human import HumanAgent
+    from imperiale_agents.policies.human import HumanAgent
 
     batch = BatchGame("academie", 3)
     batch.reset(5)
@@ -186,7 +186,7 @@ def test_human_agent_takes_typed_moves_and_refuses_bad_ones():
 
 
 def test_human_agent_reads_codes_and_answers():
-    from imperiale_agents.human import parse
+    from imperiale_agents.policies.human import parse
 
     legal = [parse_card("KH"), parse_card("10S"), act.SHOW, act.HIDE, act.point_action(1), act.SINK]
     assert parse("kh", legal) == parse_card("KH") and parse("10s", legal) == parse_card("10S")

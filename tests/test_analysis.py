@@ -7,29 +7,29 @@ import json
 import numpy as np
 import pytest
 
-from imperiale_agents.analysis import analyse_record, report_text
-from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_agents.analysis.record_analysis import analyse_record, report_text
+from imperiale_agents.policies.heuristic import HeuristicAgent
 from imperiale_cli.cli import main
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import card_code
 from imperiale_env.records.game_records import game_from_record, record_from_game
 from imperiale_env.reference.game import Game
-from imperiale_env.reference.twin import Twin
+from imperiale_env.reference.observed_game import ObservedGame
 
 
-def heuristic_deal(preset: str, seed: int, stop_tricks_left: int | None = None) -> Twin:
-    """A twin after the heuristic has played deal 0 (or up to ``stop_tricks_left`` tricks left)."""
+def heuristic_deal(preset: str, seed: int, stop_tricks_left: int | None = None) -> ObservedGame:
+    """An observed game after the heuristic has played deal 0 (or up to ``stop_tricks_left`` tricks left)."""
     rules = Game(preset).rules
-    twin = Twin.new(rules, seed)
+    observed = ObservedGame.new(rules, seed)
     agent, rng = HeuristicAgent(rules), np.random.default_rng(seed)
-    while twin.game.decision is not None and len(twin.game.history) == 1:
-        s = twin.game.state
-        if stop_tricks_left is not None and twin.game.decision.kind == "play" and not s.trick \
+    while observed.game.decision is not None and len(observed.game.history) == 1:
+        s = observed.game.state
+        if stop_tricks_left is not None and observed.game.decision.kind == "play" and not s.trick \
                 and 12 - s.tricks_played == stop_tricks_left:
             break
-        obs, mask = twin.acting_view()
-        twin.step(int(agent.act(obs, mask, rng)[0]))
-    return twin
+        obs, mask = observed.acting_view()
+        observed.step(int(agent.act(obs, mask, rng)[0]))
+    return observed
 
 
 def one_deal_record(game: Game) -> dict:
@@ -64,19 +64,19 @@ def brute_force(record: dict, me: int) -> float:
 
 
 def test_blunder_is_flagged_with_the_loss_of_the_brute_force():
-    twin = heuristic_deal("academie", 13, stop_tricks_left=3)
-    record = one_deal_record(twin.game)
-    me = twin.game.decision.player
+    observed = heuristic_deal("academie", 13, stop_tricks_left=3)
+    record = one_deal_record(observed.game)
+    me = observed.game.decision.player
     # Value every card of the position independently, then play the worst one.
     options = {}
-    for a in twin.game.decision.legal:
+    for a in observed.game.decision.legal:
         child = json.loads(json.dumps(record))
         child["deals"][0]["actions"].append({"player": me, **act.action_to_record(a)})
         options[a] = brute_force(child, me)
     worst = min(options, key=options.get)
     assert max(options.values()) > options[worst], "the position must offer a blunder"
-    twin.step(worst)
-    blundered = one_deal_record(twin.game)
+    observed.step(worst)
+    blundered = one_deal_record(observed.game)
     analysis = analyse_record(blundered, samples=2, seed=1, horizon=3)
     decision = analysis["deals"][0]["decisions"][-1]
     assert decision["action"] == act.action_to_record(worst) and decision["player"] == me
@@ -104,8 +104,8 @@ def test_blunder_is_flagged_with_the_loss_of_the_brute_force():
 
 
 def test_forced_card_has_no_loss_and_is_the_best():
-    twin = heuristic_deal("academie", 4)
-    analysis = analyse_record(one_deal_record(twin.game), samples=2, seed=0, horizon=2)
+    observed = heuristic_deal("academie", 4)
+    analysis = analyse_record(one_deal_record(observed.game), samples=2, seed=0, horizon=2)
     decisions = analysis["deals"][0]["decisions"]
     forced = [d for d in decisions if d["kind"] == "play" and len(d["values"]) == 1 and d["solver"] is not None]
     assert forced, "the last trick's cards are forced"
@@ -119,25 +119,25 @@ def test_forced_card_has_no_loss_and_is_the_best():
 
 
 def test_single_best_card_matches_the_brute_force():
-    twin = heuristic_deal("academie", 7, stop_tricks_left=3)
-    record = one_deal_record(twin.game)
-    me = twin.game.decision.player
+    observed = heuristic_deal("academie", 7, stop_tricks_left=3)
+    record = one_deal_record(observed.game)
+    me = observed.game.decision.player
     values = {}
-    for a in twin.game.decision.legal:
+    for a in observed.game.decision.legal:
         child = json.loads(json.dumps(record))
         child["deals"][0]["actions"].append({"player": me, **act.action_to_record(a)})
         values[a] = brute_force(child, me)
     best = {act.action_to_record(a)["card"] for a, v in values.items() if v == max(values.values())}
-    twin.step(min(values, key=lambda a: -values[a]))
-    analysis = analyse_record(one_deal_record(twin.game), samples=2, seed=0, horizon=3)
+    observed.step(min(values, key=lambda a: -values[a]))
+    analysis = analyse_record(one_deal_record(observed.game), samples=2, seed=0, horizon=3)
     decision = analysis["deals"][0]["decisions"][-1]
     assert {b["card"] for b in decision["solver"]["best_actions"]} == best
     assert decision["solver"]["loss"] == 0.0
 
 
 def test_declarations_are_valued_by_their_score():
-    twin = heuristic_deal("academie", 5)
-    analysis = analyse_record(one_deal_record(twin.game), samples=2, seed=0, horizon=1)
+    observed = heuristic_deal("academie", 5)
+    analysis = analyse_record(one_deal_record(observed.game), samples=2, seed=0, horizon=1)
     points = [d for d in analysis["deals"][0]["decisions"] if d["kind"] == "point"]
     assert len(points) == 2
     first = points[0]
@@ -149,17 +149,17 @@ def test_declarations_are_valued_by_their_score():
 
 
 def test_same_seed_same_analysis():
-    twin = heuristic_deal("academie", 6)
-    record = one_deal_record(twin.game)
+    observed = heuristic_deal("academie", 6)
+    record = one_deal_record(observed.game)
     a = analyse_record(record, samples=3, seed=9, horizon=2)
     b = analyse_record(record, samples=3, seed=9, horizon=2)
     assert a == b
 
 
 def test_cli_validates_before_work_and_never_overwrites(tmp_path, capsys):
-    twin = heuristic_deal("academie", 3)
+    observed = heuristic_deal("academie", 3)
     path = tmp_path / "deal.json"
-    path.write_text(json.dumps(one_deal_record(twin.game)))
+    path.write_text(json.dumps(one_deal_record(observed.game)))
     out = tmp_path / "annotated.json"
     assert main(["analyse", str(path), "--samples", "2", "--horizon", "1", "--out", str(out)]) == 0
     written = json.loads(out.read_text())
@@ -253,7 +253,7 @@ def test_beliefs_printed_and_written_are_probabilities_of_the_unseen_cards_only(
 
 def test_a_belief_reads_only_the_acting_seats_observation():
     """Two deals that differ only in cards the acting player has not seen give him the same belief."""
-    from imperiale_agents.belief_view import belief_at, load_belief
+    from imperiale_agents.analysis.belief_report import belief_at, load_belief
 
     record = one_deal_record(heuristic_deal("academie", 3).game)
     record["deals"][0]["actions"] = record["deals"][0]["actions"][:1]  # player 1 declares: he saw his hand only
@@ -273,7 +273,7 @@ def test_a_belief_reads_only_the_acting_seats_observation():
 
 
 def test_beliefs_without_a_model_for_the_rules_say_what_to_pass(tmp_path, capsys):
-    from imperiale_agents.belief import belief_archive_bytes
+    from imperiale_agents.search.belief_model import belief_archive_bytes
     from imperiale_env.core.observation import FEATURES
 
     record = one_deal_record(heuristic_deal("academie3", 2).game)
@@ -296,7 +296,7 @@ def test_beliefs_without_a_model_for_the_rules_say_what_to_pass(tmp_path, capsys
 
 
 def test_three_players_believe_over_both_other_hands(tmp_path):
-    from imperiale_agents.belief import belief_archive_bytes, read_belief
+    from imperiale_agents.search.belief_model import belief_archive_bytes, read_belief
     from imperiale_env.core.observation import FEATURES
 
     rules = Game("academie3").rules

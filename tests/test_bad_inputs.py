@@ -203,9 +203,9 @@ def test_the_suite_s_own_code_is_known_wherever_it_is_installed(tmp_path, monkey
     non-editable install, or an editable one of another checkout), not only from this checkout."""
     import numpy
 
-    import imperiale_agents.pool
+    import imperiale_agents.parallel.process_pool
 
-    assert bad_inputs._ours(imperiale_agents.pool.__file__) and not bad_inputs._ours(numpy.__file__)
+    assert bad_inputs._ours(imperiale_agents.parallel.process_pool.__file__) and not bad_inputs._ours(numpy.__file__)
     installed = tmp_path / "lib" / "python3" / "site-packages" / "imperiale_agents"
     installed.mkdir(parents=True)
     (installed / "__init__.py").write_text("")
@@ -216,7 +216,7 @@ def test_the_suite_s_own_code_is_known_wherever_it_is_installed(tmp_path, monkey
         monkeypatch.delitem(sys.modules, name)
     bad_inputs._our_folders.cache_clear()
     try:
-        from imperiale_agents.pool import refuse
+        from imperiale_agents.parallel.process_pool import refuse
 
         with pytest.raises(ValueError) as caught:
             refuse()

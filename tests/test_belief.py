@@ -1,4 +1,4 @@
-"""The belief model (agents/belief.py, train/belief.py) and the search that samples from it.
+"""The belief model (agents/search/belief_model.py, train/belief_training.py) and the search that samples from it.
 
 Training on a few deals lowers the loss; the file round-trips (numpy gives torch's
 probabilities); probabilities are zero outside the places the observation allows; the worlds
@@ -14,7 +14,9 @@ import json
 import numpy as np
 import pytest
 
-from imperiale_agents.belief import (
+from imperiale_agents.observation_view import decode
+from imperiale_agents.registry import AgentError, make_agent
+from imperiale_agents.search.belief_model import (
     OUTPUTS,
     BeliefFileError,
     belief_archive_bytes,
@@ -26,15 +28,13 @@ from imperiale_agents.belief import (
     world_log_weights,
     world_places,
 )
-from imperiale_agents.pimc import _sample, sampler_marginal
-from imperiale_agents.registry import AgentError, make_agent
-from imperiale_agents.view import decode
+from imperiale_agents.search.pimc import _sample, sampler_marginal
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import FEATURES
 from imperiale_env.core.rules import make_rules
 
 torch = pytest.importorskip("torch")
-from imperiale_train import belief as tb  # noqa: E402  (needs torch)
+from imperiale_train import belief_training as tb  # noqa: E402  (needs torch)
 
 RULES = make_rules("academie")
 

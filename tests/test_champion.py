@@ -16,11 +16,11 @@ torch = pytest.importorskip("torch")
 import imperiale_agents  # noqa: E402
 import imperiale_agents.champions as champions  # noqa: E402
 from imperiale_agents.base import AgentError, make_agent  # noqa: E402
-from imperiale_agents.policy_file import FORMAT, read_policy  # noqa: E402
-from imperiale_agents.tournament import run_tournament  # noqa: E402
+from imperiale_agents.policies.policy_file import FORMAT, read_policy  # noqa: E402
+from imperiale_agents.tournament.match import run_tournament  # noqa: E402
 from imperiale_cli.cli import main  # noqa: E402
 from imperiale_env.batch import BatchGame  # noqa: E402
-from imperiale_env.core.inputs import InputError  # noqa: E402
+from imperiale_env.core.input_checks import InputError  # noqa: E402
 from imperiale_env.core.rules import PRESET_NAMES  # noqa: E402
 from imperiale_env.kernels.features import FEATURE_SIZE  # noqa: E402
 from imperiale_env.records.game_records import game_from_record, load_records  # noqa: E402
@@ -338,7 +338,7 @@ def test_a_damaged_policy_file_is_refused_clearly(run_dir, tmp_path, monkeypatch
             read_policy(path)
         with pytest.raises(AgentError, match=message):
             make_agent(f"neural:{path}")
-    import imperiale_agents.policy_file as policy_file
+    import imperiale_agents.policies.policy_file as policy_file
 
     monkeypatch.setattr(policy_file, "MAX_PARAMETERS", 1000)
     with pytest.raises(CheckpointError, match="parameters; the limit is 1,000"):
@@ -404,7 +404,7 @@ def test_a_run_can_start_from_an_exported_policy(run_dir, tmp_path):
     """``init_from`` takes an exported policy: fine-tuning starts from its policy.  A policy of
     feature version 1 (the shipped champions, until they are retrained) cannot start a network
     of version 2, and says so."""
-    from imperiale_agents.neural import NeuralAgent, PolicyAgent
+    from imperiale_agents.policies.neural import NeuralAgent, PolicyAgent
     from imperiale_train.config import ConfigError, make_config
     from imperiale_train.model import ActorCritic
     from imperiale_train.run import _start_from

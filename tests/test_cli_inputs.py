@@ -271,7 +271,7 @@ def test_run_bench_checks_when_called_not_when_iterated(kwargs, error):
 
 
 def test_cli_limits_match_the_library():
-    from imperiale_agents import tournament
+    from imperiale_agents.tournament import match as tournament
     from imperiale_cli.devtools import bench_engine as bench
 
     assert cli.MAX_BATCH_SIZE == bench.MAX_BATCH_SIZE

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from test_solver import ref_winner, to_mask
 
-from imperiale_agents.compiled_solver import CompiledSolver, Positions, equivalent_heads, solve_positions
-from imperiale_agents.solver import Solver
+from imperiale_agents.search.compiled_solver import CompiledSolver, Positions, equivalent_heads, solve_positions
+from imperiale_agents.search.solver import Solver
 from imperiale_cli.devtools.bench_solver import random_play_positions
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
@@ -134,8 +134,8 @@ def test_a_trick_prize_reaches_both_solvers(monkeypatch, preset):
     """Both solvers read the scoring from PlayOutScoring alone: a prize for winning a trick (no preset
     has one; a rule option would set it there) moves both solvers' values alike, and on the last trick
     by exactly the prize for its winner."""
-    import imperiale_agents.compiled_solver as compiled
-    import imperiale_agents.solver as python_solver
+    import imperiale_agents.search.compiled_solver as compiled
+    import imperiale_agents.search.solver as python_solver
     from imperiale_env.core.tricks import play_out_scoring
 
     rules = make_rules(preset)
@@ -271,8 +271,8 @@ def test_compiled_solver_refuses_bad_input():
 def test_runs_with_jit_disabled():
     """NUMBA_DISABLE_JIT=1 (for debugging) runs the same code as Python, with the same values."""
     code = (
-        "from imperiale_agents.compiled_solver import CompiledSolver\n"
-        "from imperiale_agents.solver import Solver\n"
+        "from imperiale_agents.search.compiled_solver import CompiledSolver\n"
+        "from imperiale_agents.search.solver import Solver\n"
         "from imperiale_env.core.rules import make_rules\n"
         "for preset in ('academie', 'academie3'):\n"
         "    r = make_rules(preset)\n"
@@ -292,8 +292,8 @@ def test_runs_with_jit_disabled():
 
 @pytest.mark.parametrize("preset", ["academie", "academie3"])
 def test_pimc_chooses_the_same_cards_with_either_solver_and_any_thread_count(preset):
-    from imperiale_agents.pimc import PIMCAgent
-    from imperiale_agents.view import decode
+    from imperiale_agents.observation_view import decode
+    from imperiale_agents.search.pimc import PIMCAgent
 
     rules = make_rules(preset)
     agents = [PIMCAgent(rules, samples=4), PIMCAgent(rules, samples=4, solver="python"),
@@ -318,7 +318,7 @@ def test_pimc_chooses_the_same_cards_with_either_solver_and_any_thread_count(pre
 
 
 def test_pimc_refuses_unknown_solver():
-    from imperiale_agents.pimc import PIMCAgent
+    from imperiale_agents.search.pimc import PIMCAgent
 
     with pytest.raises(ValueError, match="allowed: compiled, python"):
         PIMCAgent("academie", solver="fast")

@@ -1,4 +1,4 @@
-"""pimc with declarations decided by search (``pimc:N:search``, agents/declaration_search.py):
+"""pimc with declarations decided by search (``pimc:N:search``, agents/search/declaration_search.py):
 legal play in every preset, and its answers against a brute-force evaluation of fixed deals
 (every answer played on the reference engine, every position of play solved by the Python
 oracle, no shortcut)."""
@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from imperiale_agents import declaration_search as ds
 from imperiale_agents.base import AgentError, make_agent
-from imperiale_agents.heuristic import HeuristicAgent
-from imperiale_agents.pimc import PIMCAgent
-from imperiale_agents.solver import Solver
-from imperiale_agents.view import decode
+from imperiale_agents.observation_view import decode
+from imperiale_agents.policies.heuristic import HeuristicAgent
+from imperiale_agents.search import declaration_search as ds
+from imperiale_agents.search.pimc import PIMCAgent
+from imperiale_agents.search.solver import Solver
 from imperiale_env.batch import BatchGame
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import NUM_CARDS, card, deck

@@ -15,7 +15,7 @@ import pytest
 
 from imperiale_agents.driver import Turn, act_by, checked_actions, drive
 from imperiale_agents.errors import AgentMisbehaved
-from imperiale_agents.tournament import run_tournament
+from imperiale_agents.tournament.match import run_tournament
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.observation import OBS_SIZE
 from imperiale_env.core.rules import make_rules

@@ -19,7 +19,7 @@ from imperiale_cli.devtools.rule_variants import COMBINATIONS, SMALL_TARGET
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.rules import PRESET_NAMES, Rules, RulesError, make_rules
 from imperiale_env.envs.aec import raw_env
-from imperiale_env.envs.common import end_rewards
+from imperiale_env.envs.env_checks import end_rewards
 from imperiale_env.envs.gym_env import ImperialeEnv
 from imperiale_env.reference.game import Game
 from imperiale_env.reference.observe import observe

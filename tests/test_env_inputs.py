@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 import imperiale_env  # noqa: F401  (registers the environments)
-from imperiale_env.core.inputs import SEED_LIMIT, InputError
+from imperiale_env.core.input_checks import SEED_LIMIT, InputError
 from imperiale_env.core.rules import RulesError
 from imperiale_env.core.shuffle import next_game_seed
 from imperiale_env.envs.aec import env, raw_env
-from imperiale_env.envs.common import draw_game_seeds
+from imperiale_env.envs.env_checks import draw_game_seeds
 from imperiale_env.envs.gym_env import ImperialeEnv
 from imperiale_env.envs.vector_env import ImperialeVectorEnv
 

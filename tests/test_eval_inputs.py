@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from imperiale_agents import tournament
 from imperiale_agents.base import AGENT_FORMS, MAX_SAMPLES, AgentError, make_agent
-from imperiale_agents.tournament import run_tournament
-from imperiale_agents.tournament_report import check_outputs, write_outputs
+from imperiale_agents.tournament import match as tournament
+from imperiale_agents.tournament.match import run_tournament
+from imperiale_agents.tournament.report import check_outputs, write_outputs
 from imperiale_cli.cli import main
-from imperiale_env.core.inputs import InputError
+from imperiale_env.core.input_checks import InputError
 from imperiale_env.core.rules import make_rules
 
 FAST = ["--games", "2", "--target", "1", "--no-progress"]

@@ -17,8 +17,8 @@ import pytest
 
 pytest.importorskip("ray")
 
-from imperiale_agents import cluster  # noqa: E402
-from imperiale_agents.cluster import ClusterError  # noqa: E402
+from imperiale_agents.parallel import ray_cluster as cluster  # noqa: E402
+from imperiale_agents.parallel.ray_cluster import ClusterError  # noqa: E402
 
 
 def test_a_service_that_is_not_ray_is_given_up_within_the_limit(monkeypatch):

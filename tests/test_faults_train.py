@@ -20,7 +20,7 @@ from helpers import train_args as _args
 torch = pytest.importorskip("torch")
 
 import imperiale_train.run as run_module  # noqa: E402
-from imperiale_agents.cluster import ClusterError  # noqa: E402
+from imperiale_agents.parallel.ray_cluster import ClusterError  # noqa: E402
 from imperiale_cli.cli import main  # noqa: E402
 from imperiale_train.checkpoint import load_checkpoint  # noqa: E402
 from imperiale_train.config import ConfigError, make_config  # noqa: E402

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from imperiale_agents.pool import WorkerError, WorkerPool, cpu_count, default_start_method
+from imperiale_agents.parallel.process_pool import WorkerError, WorkerPool, cpu_count, default_start_method
 
 ROOT = Path(__file__).resolve().parent.parent
 

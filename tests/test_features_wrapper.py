@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
 import imperiale_env  # noqa: F401  (registers the envs)
-from imperiale_agents.heuristic import HeuristicAgent
+from imperiale_agents.policies.heuristic import HeuristicAgent
 from imperiale_env.envs.aec import env as make_aec
 from imperiale_env.envs.features import FeatureObservation, VectorFeatureObservation
 from imperiale_env.kernels.features import FEATURE_SIZE, policy_features

@@ -199,7 +199,7 @@ def test_an_opponent_given_as_a_spec_string_is_built_for_the_envs_rules():
     import gymnasium
 
     from imperiale_agents.base import AgentError
-    from imperiale_agents.heuristic import HeuristicAgent
+    from imperiale_agents.policies.heuristic import HeuristicAgent
 
     env = gymnasium.make("Imperiale-v1", rules="foster", opponent="heuristic", seat=1)
     opponent = env.unwrapped._opponent

@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from imperiale_agents.pimc import PIMCAgent, search_job, search_row, solve_row  # noqa: E402
+from imperiale_agents.search.pimc import PIMCAgent, search_job, search_row, solve_row  # noqa: E402
 from imperiale_env.batch import BatchGame  # noqa: E402
 from imperiale_env.core.cards import NUM_CARDS  # noqa: E402
 from imperiale_env.core.observation import OBS_SIZE  # noqa: E402
@@ -41,7 +41,7 @@ TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=1, num_minibat
 
 def first_card_position(seed: int = 5):
     """The first card to play with a choice in a deal of seed ``seed`` (the heuristic declares)."""
-    from imperiale_agents.heuristic import HeuristicAgent
+    from imperiale_agents.policies.heuristic import HeuristicAgent
 
     rules = make_rules("academie")
     bg = BatchGame(rules, 1, single_deal=True)
@@ -123,7 +123,7 @@ def test_cloning_lowers_its_loss_on_a_fixed_dataset():
 
 
 def test_the_champion_config_runs_both_phases(tmp_path):
-    from imperiale_agents.neural import NeuralAgent
+    from imperiale_agents.policies.neural import NeuralAgent
 
     overrides = {**TINY, "run_dir": str(tmp_path / "champion"), "eval_every": 1}
     result = train(make_config(ROOT / "configs" / "champion.yaml", overrides))
@@ -187,8 +187,8 @@ def test_double_dummy_labels_are_the_true_deals_values_on_pimcs_deals():
     """``double_dummy``: the same deals and choices as pimc's labels (pimc still plays), each card
     valued in the true deal; checked against the pure-Python solver on the hands the perfect critic
     keeps (another path to the same deal), late in the deal where that solver is quick."""
-    from imperiale_agents.pimc import position, world_values
-    from imperiale_agents.view import decode
+    from imperiale_agents.observation_view import decode
+    from imperiale_agents.search.pimc import position, world_values
 
     rules = make_rules("academie")
     with SearchPool(1) as pool:

@@ -1,4 +1,4 @@
-"""Policy-weighted worlds (agents/inference.py): the opponent's observations rebuilt from the
+"""Policy-weighted worlds (agents/search/play_likelihood.py): the opponent's observations rebuilt from the
 agent's are the engine's, illegal plays rule a world out, and ``pimc:N:infer`` plays
 legally and reproducibly."""
 
@@ -11,17 +11,17 @@ import pytest
 
 from imperiale_agents import champions
 from imperiale_agents.base import AgentError, make_agent
-from imperiale_agents.heuristic import HeuristicAgent
-from imperiale_agents.inference import play_log_likelihood, resample, their_decisions
-from imperiale_agents.random_agent import RandomAgent
-from imperiale_agents.view import decode
+from imperiale_agents.observation_view import decode
+from imperiale_agents.policies.heuristic import HeuristicAgent
+from imperiale_agents.policies.random_agent import RandomAgent
+from imperiale_agents.search.play_likelihood import play_log_likelihood, resample, their_decisions
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import BLOCKS, read, write
 from imperiale_env.core.rules import make_rules
 
 TWO_PLAYER = ("academie", "foster", "imperijal")
-#: What the elder cannot know at his first lead when the dealer declares after it (agents/inference.py).
+#: What the elder cannot know at his first lead when the dealer declares after it (agents/search/play_likelihood.py).
 DECLARED_AFTER_FIRST_LEAD = ("shown_by", "shown_items", "imperiales", "points")
 
 

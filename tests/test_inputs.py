@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from imperiale_env.core import inputs
-from imperiale_env.core.inputs import InputError
+from imperiale_env.core import input_checks as inputs
+from imperiale_env.core.input_checks import InputError
 
 
 def test_input_file_accepts_a_regular_file(tmp_path):

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import imperiale_env  # noqa: F401  (registers the Gymnasium ids)
-from imperiale_agents.ismcts import ISMCTSAgent, play_order, rebuild
+from imperiale_agents.observation_view import decode
 from imperiale_agents.registry import AgentError, make_agent
-from imperiale_agents.tournament import play_match
-from imperiale_agents.view import decode
+from imperiale_agents.search.ismcts import ISMCTSAgent, play_order, rebuild
+from imperiale_agents.tournament.match import play_match
 from imperiale_cli.cli import main
 from imperiale_env import PRESET_NAMES
 from imperiale_env.core.rules import make_rules
@@ -119,7 +119,7 @@ def test_bad_ismcts_specs_say_what_is_allowed(spec):
 
 
 def test_without_openspiel_the_error_names_the_extra(monkeypatch):
-    monkeypatch.delitem(sys.modules, "imperiale_agents.ismcts")
+    monkeypatch.delitem(sys.modules, "imperiale_agents.search.ismcts")
     for name in [n for n in sys.modules if n == "pyspiel" or n.partition(".")[0] == "open_spiel"]:
         monkeypatch.setitem(sys.modules, name, None)  # as if never installed: importing any of them fails
     with pytest.raises(AgentError, match=r"OpenSpiel is not installed \(pip install 'imperiale\[openspiel\]'\)"):

@@ -118,5 +118,6 @@ def test_the_environments_register_when_gymnasium_comes_after_or_before():
 
 
 def test_agents_do_not_import_training_code_on_import():
-    loaded = _modules_after("import imperiale_agents.base, imperiale_agents.tournament, imperiale_agents.heuristic")
+    loaded = _modules_after(
+        "import imperiale_agents.base, imperiale_agents.tournament.match, imperiale_agents.policies.heuristic")
     assert not {m for m in loaded if m == "imperiale_train" or m.startswith("imperiale_train.")}

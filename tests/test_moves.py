@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from imperiale_agents.human import parse
+from imperiale_agents.policies.human import parse
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import parse_card
-from imperiale_env.core.moves import read_move
+from imperiale_env.core.typed_moves import read_move
 
 
 @pytest.mark.parametrize(("text", "meant"), [

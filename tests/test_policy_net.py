@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from imperiale_agents.neural import NeuralAgent
-from imperiale_agents.policy_net import PolicyNet
+from imperiale_agents.policies.neural import NeuralAgent
+from imperiale_agents.policies.policy_net import PolicyNet
 from imperiale_env.batch import BatchGame
 from imperiale_env.kernels.features import policy_features
 
@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 
 def test_numpy_and_torch_choose_the_same_card_on_every_decision(tmp_path):
-    from imperiale_agents.policy_file import net_from_state, policy_archive_bytes
+    from imperiale_agents.policies.policy_file import net_from_state, policy_archive_bytes
     from imperiale_train.model import Policy
 
     torch.manual_seed(0)

@@ -19,10 +19,10 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from imperiale_agents.cluster import ClusterError, connect  # noqa: E402
-from imperiale_agents.ray_tournament import RayMatchRunner  # noqa: E402
-from imperiale_agents.tournament import run_tournament  # noqa: E402
-from imperiale_agents.tournament_report import markdown  # noqa: E402
+from imperiale_agents.parallel.ray_cluster import ClusterError, connect  # noqa: E402
+from imperiale_agents.parallel.ray_tournament import RayMatchRunner  # noqa: E402
+from imperiale_agents.tournament.match import run_tournament  # noqa: E402
+from imperiale_agents.tournament.report import markdown  # noqa: E402
 from imperiale_cli.cli import main  # noqa: E402
 from imperiale_env.core.rules import make_rules  # noqa: E402
 

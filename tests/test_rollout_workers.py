@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import imperiale_train.ray_rollout as ray_rollout  # noqa: E402
-from imperiale_agents.cluster import ClusterError  # noqa: E402
+from imperiale_agents.parallel.ray_cluster import ClusterError  # noqa: E402
 from imperiale_train.checkpoint import load_checkpoint  # noqa: E402
 from imperiale_train.config import make_config  # noqa: E402
 from imperiale_train.rollout import SelfPlayRollout  # noqa: E402

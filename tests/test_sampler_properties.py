@@ -16,9 +16,9 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from imperiale_agents.belief import OUTPUTS, BeliefNet
-from imperiale_agents.pimc import sample_worlds
-from imperiale_agents.view import POINT_VALUE, View, decode
+from imperiale_agents.observation_view import POINT_VALUE, View, decode
+from imperiale_agents.search.belief_model import OUTPUTS, BeliefNet
+from imperiale_agents.search.pimc import sample_worlds
 from imperiale_cli.devtools.rule_variants import rule_variants
 from imperiale_env import Game
 from imperiale_env.core.cards import NUM_CARDS

@@ -1,5 +1,5 @@
 """The one loop that seats the players (``imperiale_env.envs.seating.play_until``): the same bots
-play the same game on the reference engine (through its twin) and on the batched engine's game of
+play the same game on the reference engine (through its observed) and on the batched engine's game of
 one, it stops at a waiting seat, and every front end built on it (the Gymnasium env, the terminal
 game, the web table) refuses a bot's illegal answer the same way before the game moves."""
 
@@ -11,7 +11,7 @@ import pytest
 from imperiale_env.core.rules import PRESET_NAMES, make_rules
 from imperiale_env.envs.seating import IllegalBotMove, agent_choice, play_until
 from imperiale_env.envs.single_game import SingleGame
-from imperiale_env.reference.twin import Twin
+from imperiale_env.reference.observed_game import ObservedGame
 
 
 def seeded_bots(seed: int):
@@ -35,44 +35,44 @@ def whole_game(game, seed: int, waiting=()) -> list[int]:
 def test_the_same_bots_play_the_same_game_on_both_engines(preset):
     rules = make_rules(preset)
     for seed in range(3):
-        twin = Twin.new(rules, seed)
+        observed = ObservedGame.new(rules, seed)
         single = SingleGame(rules, "game")
         single.reset(seed, None)
-        reference_moves = whole_game(twin, seed)
+        reference_moves = whole_game(observed, seed)
         assert reference_moves == whole_game(single, seed) and len(reference_moves) > 100
-        assert twin.current_player is None and single.current_player is None
-        assert twin.game.winner == single.winner
+        assert observed.current_player is None and single.current_player is None
+        assert observed.game.winner == single.winner
 
 
 def test_it_stops_where_a_waiting_seat_must_decide():
     rules = make_rules("academie3")
-    twin = Twin.new(rules, 4)
+    observed = ObservedGame.new(rules, 4)
     rng = np.random.default_rng(0)
     stops = 0
-    while twin.current_player is not None:
-        play_until(twin, (2,), seeded_bots(stops))
-        if twin.current_player is None:
+    while observed.current_player is not None:
+        play_until(observed, (2,), seeded_bots(stops))
+        if observed.current_player is None:
             break
-        assert twin.current_player == 2
+        assert observed.current_player == 2
         stops += 1
-        twin.step(int(rng.choice(np.flatnonzero(twin.legal_mask()))))
+        observed.step(int(rng.choice(np.flatnonzero(observed.legal_mask()))))
     assert stops > 20
 
 
 def test_a_bad_answer_is_refused_naming_the_bot_and_seat_before_the_game_moves():
-    twin = Twin.new(make_rules("academie"), 1)
-    first = twin.current_player
-    illegal = int(np.flatnonzero(~twin.legal_mask())[0])
+    observed = ObservedGame.new(make_rules("academie"), 1)
+    first = observed.current_player
+    illegal = int(np.flatnonzero(~observed.legal_mask())[0])
     refused = rf"^the bot \(seat {first}\) chose the illegal action {illegal} .*; legal: "
     with pytest.raises(IllegalBotMove, match=refused):
-        play_until(twin, (), lambda seat, obs, mask: illegal)
+        play_until(observed, (), lambda seat, obs, mask: illegal)
     with pytest.raises(TypeError, match=rf"the bot \(seat {first}\): the action 3.0 \(float\) is not an action id"):
-        play_until(twin, (), lambda seat, obs, mask: 3.0)
+        play_until(observed, (), lambda seat, obs, mask: 3.0)
     with pytest.raises(ValueError, match="out of range"):
-        play_until(twin, (), lambda seat, obs, mask: 43)
+        play_until(observed, (), lambda seat, obs, mask: 43)
     with pytest.raises(ValueError, match=r"act\(\) must return one action per row, shape \(1,\), got shape \(2,\)"):
-        play_until(twin, (), agent_choice(lambda obs, mask: np.zeros(2, dtype=np.int64)))
-    assert twin.game.actions_so_far() == [] and twin.current_player == first
+        play_until(observed, (), agent_choice(lambda obs, mask: np.zeros(2, dtype=np.int64)))
+    assert observed.game.actions_so_far() == [] and observed.current_player == first
 
 
 class IllegalAgent:

@@ -9,9 +9,9 @@ import inspect
 import numpy as np
 import pytest
 
-from imperiale_agents.pimc import PIMCAgent, position, sample_worlds
-from imperiale_agents.solver import Solver
-from imperiale_agents.view import decode
+from imperiale_agents.observation_view import decode
+from imperiale_agents.search.pimc import PIMCAgent, position, sample_worlds
+from imperiale_agents.search.solver import Solver
 from imperiale_cli.devtools.differential import random_legal
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_RANKS, RANKS, card, deck, low_rank, rank_of, suit_of

@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from imperiale_agents.heuristic import HeuristicAgent
-from imperiale_agents.tournament import lineups, play_match, run_tournament, seatings
-from imperiale_agents.tournament_report import write_outputs
-from imperiale_agents.tournament_stats import (
+from imperiale_agents.policies.heuristic import HeuristicAgent
+from imperiale_agents.tournament.match import lineups, play_match, run_tournament, seatings
+from imperiale_agents.tournament.report import write_outputs
+from imperiale_agents.tournament.stats import (
     PairStats,
     bradley_terry,
     cluster_ratio,

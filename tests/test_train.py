@@ -27,7 +27,7 @@ def tiny(tmp_path, name="run", **kw) -> TrainConfig:
 
 
 def test_tiny_run_writes_a_loadable_checkpoint(tmp_path):
-    from imperiale_agents.neural import NeuralAgent
+    from imperiale_agents.policies.neural import NeuralAgent
 
     cfg = tiny(tmp_path, iterations=2, checkpoint_every=1, plot=True)
     result = train(cfg)

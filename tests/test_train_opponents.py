@@ -9,7 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from imperiale_agents.heuristic import HeuristicAgent  # noqa: E402
+from imperiale_agents.policies.heuristic import HeuristicAgent  # noqa: E402
 from imperiale_train.checkpoint import load_checkpoint  # noqa: E402
 from imperiale_train.config import ConfigError, make_config  # noqa: E402
 from imperiale_train.model import ActorCritic  # noqa: E402

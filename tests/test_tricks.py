@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from imperiale_agents.solver import legal_cards_python
+from imperiale_agents.search.solver import legal_cards_python
 from imperiale_env.core.cards import deck
 from imperiale_env.core.rules import make_rules
 from imperiale_env.core.tricks import beats, beats_one

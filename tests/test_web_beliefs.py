@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from imperiale_agents.belief_view import decision_belief
+from imperiale_agents.analysis.belief_report import decision_belief
 from imperiale_env.reference.observe import observe
 from imperiale_web.app import create_app
 from imperiale_web.screenshots import served_page

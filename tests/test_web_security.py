@@ -126,7 +126,7 @@ def test_server_analysis_is_bounded_before_it_starts(client):
 
 
 def test_an_analysis_stops_when_its_time_is_up():
-    from imperiale_agents.analysis import AnalysisStopped, analyse_record
+    from imperiale_agents.analysis.record_analysis import AnalysisStopped, analyse_record
     from imperiale_web.analysis_job import stream_analysis
 
     client = create_app().test_client()

@@ -26,7 +26,7 @@ imitation_round  imitation rounds done (absent in checkpoints of runs before imi
 imitation_labels labels those rounds made: the first rows of ``labels.pt`` next to it
 ===============  =================================================================
 
-Its format header and the checks of a file read back live in :mod:`imperiale_agents.policy_file`,
+Its format header and the checks of a file read back live in :mod:`imperiale_agents.policies.policy_file`,
 which the agents read too (``neural:RUN_DIR/checkpoint.pt``) without importing training code.
 
 The labels of the imitation rounds (:class:`~imperiale_train.imitate.Labels`, tensors only) are kept in
@@ -43,7 +43,7 @@ from typing import Any
 
 import torch
 
-from imperiale_agents.policy_file import (
+from imperiale_agents.policies.policy_file import (
     CHECKPOINT_FORMAT,
     CHECKPOINT_REQUIRED,
     CHECKPOINT_VERSION,

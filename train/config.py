@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from imperiale_agents.policy_file import MAX_PARAMETERS
+from imperiale_agents.policies.policy_file import MAX_PARAMETERS
 
 
 class ConfigError(ValueError):
@@ -138,7 +138,7 @@ class TrainConfig:
             if not cond:
                 raise ConfigError(f"bad value {key}={getattr(self, key)!r} (allowed: {allowed})")
 
-        from imperiale_env.core.inputs import InputError, seed
+        from imperiale_env.core.input_checks import InputError, seed
         from imperiale_env.core.rules import PRESET_NAMES
 
         for key in ("seed", "eval_seed"):
@@ -341,7 +341,7 @@ def _refuse_aliases(yaml: Any, text: str, path: Path) -> None:
 def load_yaml(path: str | Path) -> dict[str, Any]:
     import yaml
 
-    from imperiale_env.core.inputs import InputError, input_file
+    from imperiale_env.core.input_checks import InputError, input_file
 
     try:
         path = input_file(path, "config file")

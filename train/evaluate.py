@@ -1,7 +1,7 @@
 """Win rates of a policy against fixed agents, on duplicate deals.
 
-Uses the agents package's tournament (:func:`imperiale_agents.tournament.play_match` and
-:func:`~imperiale_agents.tournament_stats.pair_stats`): every seed is played once per seating (the seats
+Uses the agents package's tournament (:func:`imperiale_agents.tournament.match.play_match` and
+:func:`~imperiale_agents.tournament.stats.pair_stats`): every seed is played once per seating (the seats
 swapped with two players, rotated with three), and the 95 % interval is paired over those
 seed groups.
 """
@@ -9,8 +9,8 @@ seed groups.
 from __future__ import annotations
 
 from imperiale_agents.base import make_agent
-from imperiale_agents.tournament import play_match
-from imperiale_agents.tournament_stats import pair_stats
+from imperiale_agents.tournament.match import play_match
+from imperiale_agents.tournament.stats import pair_stats
 from imperiale_env.core.rules import Rules
 
 

@@ -5,11 +5,11 @@ the optimiser's moments, the generators, the opponent pool, the game batch, the 
 play, only the policy is needed, so :func:`export_policy` writes a file ten or more times
 smaller, the form of the champions shipped in ``agents/champions/``
 (``imperiale export RUN_DIR/checkpoint.pt OUT.npz``): a numpy archive of the policy's layers and
-JSON metadata (the layout is :mod:`imperiale_agents.policy_file`'s), which plays without torch.
+JSON metadata (the layout is :mod:`imperiale_agents.policies.policy_file`'s), which plays without torch.
 
 Files of releases before observation version 1 (checkpoints, and the torch-format exported
 policies of the first releases) are refused with the reason: their networks read the old
-observation (:func:`imperiale_agents.policy_file.other_observation`).
+observation (:func:`imperiale_agents.policies.policy_file.other_observation`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from imperiale_agents.policy_file import (
+from imperiale_agents.policies.policy_file import (
     CheckpointError,
     check_checkpoint,
     is_policy_archive,
@@ -27,7 +27,7 @@ from imperiale_agents.policy_file import (
     read_policy_archive,
     read_torch_file,
 )
-from imperiale_env.core.inputs import input_file, output_file
+from imperiale_env.core.input_checks import input_file, output_file
 from imperiale_train.checkpoint import build_model
 
 
@@ -111,7 +111,7 @@ def _write_new(path: Path, payload: bytes) -> None:
     """Create ``path`` with ``payload`` atomically; an existing file is never replaced, and a full
     disk leaves no half-written file (:func:`~imperiale_env.core.atomic.write_atomic`)."""
     from imperiale_env.core.atomic import write_atomic
-    from imperiale_env.core.inputs import InputError
+    from imperiale_env.core.input_checks import InputError
 
     try:
         write_atomic(path, payload, overwrite=False, what="exported policy file")

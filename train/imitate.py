@@ -1,13 +1,13 @@
 """Search-guided imitation: deals played by ``pimc``, its card values as targets, behaviour cloning.
 
 Why: PPO from scratch learns the play of the cards slowly, from one reward at the end of a deal;
-``pimc`` (:mod:`imperiale_agents.pimc`) plays well from the observation alone but searches ~10 ms a card.
+``pimc`` (:mod:`imperiale_agents.search.pimc`) plays well from the observation alone but searches ~10 ms a card.
 Imitation distils its search into the policy network that PPO then fine-tunes (the same
 :class:`~imperiale_train.model.ActorCritic`, the same optimizer), so PPO starts from a player near
 ``pimc``'s strength instead of from a random one.
 
 **Labels** (:func:`label_deals`).  Deals are played on the batched engine; at every card to play
-with more than one legal card, ``pimc`` searches (:func:`imperiale_agents.pimc.search_row`: sampled deals
+with more than one legal card, ``pimc`` searches (:func:`imperiale_agents.search.pimc.search_row`: sampled deals
 of the hidden cards, each solved exactly, full depth), plays its card, and the mean value of every
 legal card over the sampled deals (points for the acting seat) is kept.  Declarations are the
 heuristic's (as in ``pimc``), kept as its choice.  Every labelled decision also keeps the reward
@@ -33,7 +33,7 @@ import torch
 from torch import nn
 
 from imperiale_agents.driver import Turn, drive
-from imperiale_agents.pool import LazyPool
+from imperiale_agents.parallel.process_pool import LazyPool
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
@@ -44,7 +44,7 @@ from imperiale_train.config import TrainConfig
 from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic
 from imperiale_train.rollout import hidden_hands, unpack_hands
 
-#: Phase of a card to play in the observation (:class:`imperiale_agents.view.View`).
+#: Phase of a card to play in the observation (:class:`imperiale_agents.observation_view.View`).
 PLAY_PHASE = 2
 
 
@@ -99,7 +99,7 @@ class Labels:
 
 def worker_count(requested: int) -> int:
     """``imitation_workers``: 0 means every core this process may use."""
-    from imperiale_agents.pool import cpu_count
+    from imperiale_agents.parallel.process_pool import cpu_count
 
     return requested or cpu_count()
 
@@ -113,7 +113,7 @@ class SearchPool:
         self._searches = LazyPool(workers, "the imitation's pimc searches")
 
     def map(self, jobs: list) -> list:
-        from imperiale_agents.pimc import search_row
+        from imperiale_agents.search.pimc import search_row
 
         return self._searches.map(search_row, jobs, chunksize=max(1, len(jobs) // (4 * self.workers)))
 
@@ -133,7 +133,8 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
     """Play ``games`` games (deals with ``single_deal``) side by side, ``pimc:samples`` at the cards
     and the heuristic at the declarations, and label every decision that had a choice (the module
     docstring says how).  ``infer``: an opponent model; then the searches are ``pimc:samples:infer``'s,
-    on worlds weighed by the model's likelihood of the opponent's plays (:mod:`imperiale_agents.inference`).
+    on worlds weighed by the model's likelihood of the opponent's plays
+    (:mod:`imperiale_agents.search.play_likelihood`).
     ``double_dummy``: the card values kept are those of the true deal, solved exactly, instead of
     pimc's means (pimc still plays, so the deals are the same as without it).
     ``player``: an agent that plays the cards instead of pimc, whose values still label them: with
@@ -157,7 +158,7 @@ class _Labeller:
 
     def __init__(self, bg: BatchGame, rng: np.random.Generator, pool: SearchPool, samples: int, perfect: bool,
                  infer, bar, double_dummy: bool = False, player=None):
-        from imperiale_agents.heuristic import HeuristicAgent
+        from imperiale_agents.policies.heuristic import HeuristicAgent
 
         self.bg, self.rng, self.pool, self.samples, self.perfect, self.infer, self.bar = (
             bg, rng, pool, samples, perfect, infer, bar)
@@ -170,8 +171,8 @@ class _Labeller:
     def choose(self, turn: Turn) -> np.ndarray:
         """The heuristic's answers, and the card of ``pimc`` (or of the player) where there is a card
         to choose, its values kept (pimc's means, or the true deal's)."""
-        from imperiale_agents.pimc import search_job, weighted_worlds
-        from imperiale_agents.view import decode
+        from imperiale_agents.observation_view import decode
+        from imperiale_agents.search.pimc import search_job, weighted_worlds
 
         rules, rng = self.bg.rules, self.rng
         live = np.flatnonzero(turn.live)

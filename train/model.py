@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from imperiale_agents.policy_net import MASK_VALUE, sample_actions  # noqa: F401  (the rollout samples with it)
+from imperiale_agents.policies.policy_net import MASK_VALUE, sample_actions  # noqa: F401  (the rollout samples with it)
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.kernels.features import FEATURE_SIZE

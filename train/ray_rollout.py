@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from imperiale_agents.cluster import ClusterError, check_cpus, connect, failure, import_ray
+from imperiale_agents.parallel.ray_cluster import ClusterError, check_cpus, connect, failure, import_ray
 from imperiale_env.core.rules import Rules
 from imperiale_train.config import TrainConfig, config_from_dict, replace
 from imperiale_train.model import ActorCritic

@@ -37,10 +37,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from imperiale_agents.cluster import ClusterError
-from imperiale_agents.pool import signals_as_interrupt
+from imperiale_agents.parallel.process_pool import signals_as_interrupt
+from imperiale_agents.parallel.ray_cluster import ClusterError
 from imperiale_env.core.atomic import WriteError, append_whole, write_atomic
-from imperiale_env.core.inputs import InputError, output_dir
+from imperiale_env.core.input_checks import InputError, output_dir
 from imperiale_env.core.rules import Rules
 from imperiale_env.kernels.features import FEATURE_VERSION
 from imperiale_train.checkpoint import (
@@ -153,7 +153,7 @@ def _start_from(cfg: TrainConfig, model: ActorCritic) -> None:
     """Load the weights of ``cfg.init_from`` into ``model``: a fine-tuning run starts where another
     ended (its optimizer, games and pool are not taken: this is a new run).  An exported policy
     (such as the shipped champion) gives the policy only; the value network starts fresh."""
-    from imperiale_agents.policy_file import is_policy_archive
+    from imperiale_agents.policies.policy_file import is_policy_archive
 
     if is_policy_archive(cfg.init_from):
         _start_from_policy(cfg, model)
@@ -170,7 +170,7 @@ def _start_from(cfg: TrainConfig, model: ActorCritic) -> None:
 
 
 def _start_from_policy(cfg: TrainConfig, model: ActorCritic) -> None:
-    from imperiale_agents.policy_file import read_policy
+    from imperiale_agents.policies.policy_file import read_policy
 
     try:
         net = read_policy(cfg.init_from).net
@@ -427,7 +427,7 @@ class _Run:
                             f"Start a new run with {advice}")
 
     def run_evaluation(self, stats: dict[str, float]) -> None:
-        from imperiale_agents.neural import PolicyAgent
+        from imperiale_agents.policies.neural import PolicyAgent
 
         te = time.perf_counter()
         cfg = self.cfg

@@ -8,8 +8,9 @@ process that died (``kill -9``, a crash) names a pid that is no longer alive, or
 has given since to another process (its start time differs), and is taken over.
 
 A batch scheduler ends a job with SIGTERM and a closed terminal sends SIGHUP:
-:func:`~imperiale_agents.pool.signals_as_interrupt` turns both into ``KeyboardInterrupt`` while training runs, so the
-last complete iteration is checkpointed and the resume command printed, exactly as for Ctrl-C.
+:func:`~imperiale_agents.parallel.process_pool.signals_as_interrupt` turns both into
+``KeyboardInterrupt`` while training runs, so the last complete iteration is checkpointed and the
+resume command printed, exactly as for Ctrl-C.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The shipped champions: one small trained policy per rules preset, inside the package.
 
 A champion is the file ``agents/champions/PRESET.npz``, an exported policy
-(:mod:`imperiale_agents.policy_file`: the network's weights, the rules it was trained under and how
+(:mod:`imperiale_agents.policies.policy_file`: the network's weights, the rules it was trained under and how
 it was trained; no optimiser or game state), read with ``np.load(allow_pickle=False)`` so that
 loading it runs no code, and played by a numpy forward pass: no torch needed.  It plays as the agent
 spec ``champion`` (the champion of the rules being played), built by

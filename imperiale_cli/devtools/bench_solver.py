@@ -35,7 +35,7 @@ PIMC_SAMPLES = 16
 _FIRST_USE = """
 import time
 t = time.perf_counter()
-from imperiale_agents.compiled_solver import CompiledSolver
+from imperiale_agents.search.compiled_solver import CompiledSolver
 from imperiale_env.core.rules import make_rules
 CompiledSolver(make_rules({preset!r}), 0).move_values({hands!r}, 0, (), {tricks!r}, {played})
 serial = time.perf_counter() - t
@@ -71,7 +71,7 @@ def random_play_positions(rules: Rules, games: int, seed: int) -> dict[int, list
 def _python_times(rules: Rules, positions: list[tuple], seconds: float) -> list[float]:
     """Seconds for the pure-Python solver to value every legal card of each position in turn, one
     position a call (the oracle), for about ``seconds`` (one position at least)."""
-    from imperiale_agents.solver import Solver
+    from imperiale_agents.search.solver import Solver
 
     times: list[float] = []
     for trump, hands, leader, trick, tricks, played, me, *_ in positions:
@@ -85,9 +85,9 @@ def _python_times(rules: Rules, positions: list[tuple], seconds: float) -> list[
 
 def _compiled_seconds(rules: Rules, positions: list[tuple]) -> float:
     """Seconds for the compiled solver to value every legal card of ``positions`` through its
-    batch entry point (:func:`imperiale_agents.compiled_solver.solve_positions`, one call for them all:
+    batch entry point (:func:`imperiale_agents.search.compiled_solver.solve_positions`, one call for them all:
     what ``pimc`` and the analysis use), packing the positions included."""
-    from imperiale_agents.compiled_solver import Positions, solve_positions
+    from imperiale_agents.search.compiled_solver import Positions, solve_positions
 
     t = time.perf_counter()
     solve_positions(rules, Positions.of(row[:7] for row in positions))
@@ -107,7 +107,7 @@ def _compiled_rate(rules: Rules, positions: list[tuple], seconds: float) -> tupl
 
 def _decision_times(rules: Rules, positions: list[tuple], seconds: float, solver: str) -> list[float]:
     """Seconds of each full-depth ``pimc:16`` decision at ``positions`` in turn, for about ``seconds``."""
-    from imperiale_agents.pimc import PIMCAgent
+    from imperiale_agents.search.pimc import PIMCAgent
 
     agent = PIMCAgent(rules, samples=PIMC_SAMPLES, solver=solver)
     times: list[float] = []
@@ -131,7 +131,7 @@ def deal_decision_ms(rules: Rules, seconds: float, seed: int = 0) -> tuple[float
     (mean ms a card decision, mean ms a searched one (more than one legal card), mean ms of
     this thread's CPU time a card decision (what a busy machine's other jobs do not add), card
     decisions, deals)."""
-    from imperiale_agents.pimc import PIMCAgent
+    from imperiale_agents.search.pimc import PIMCAgent
 
     agent = PIMCAgent(rules, samples=PIMC_SAMPLES)
     rng = np.random.default_rng(seed)

@@ -3,7 +3,7 @@ consistency tests: what the solver says a position is worth is what the engine s
 solver's line is played.
 
 From a seeded deal played at random to ``tricks_left`` tricks from its end, the solver values the
-position for a seat ``me`` (:func:`~imperiale_agents.analysis.playout_value`); then the rest of the
+position for a seat ``me`` (:func:`~imperiale_agents.analysis.record_analysis.playout_value`); then the rest of the
 deal is played on the reference engine by the solver's own choices, ``me`` taking the card of
 highest value and every other seat the one of lowest value for ``me`` (the minimax, paranoid with
 three players, that the value assumes).  The engine's score events from there on (honours
@@ -12,7 +12,7 @@ captured, the trick score, a capot as 24 points an impériale: every kind but th
 points; ``me``'s less the others' mean must equal the solver's value exactly, under every rules
 field (the solvers read the rules' scoring from ``core.tricks.play_out_scoring``; a field it ignored
 would show here).  Fallen impériales, wipes and the target are outside the solver's value by design
-(:mod:`imperiale_agents.solver`) and not counted.  The compiled solver is held to
+(:mod:`imperiale_agents.search.solver`) and not counted.  The compiled solver is held to
 the Python one by ``tests/test_compiled_solver.py``.  Used by ``tests/test_solver.py`` (every rule
 variant) and ``benchmarks/solver_check.py`` (many seeds).
 """
@@ -23,8 +23,8 @@ import dataclasses
 
 import numpy as np
 
-from imperiale_agents.analysis import card_mask, playout_value
-from imperiale_agents.solver import Solver
+from imperiale_agents.analysis.record_analysis import card_mask, playout_value
+from imperiale_agents.search.solver import Solver
 from imperiale_env.core.declarations import POINTS_PER_CAPTURED_HONOUR, honour_cards
 from imperiale_env.core.events import FALLEN_IMPERIALE, GAME_OVER, IMPERIALE, POINTS_PER_IMPERIALE, WIPE
 from imperiale_env.core.rules import Rules

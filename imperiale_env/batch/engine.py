@@ -36,7 +36,7 @@ from imperiale_env.batch.tables import Tables
 from imperiale_env.core import actions as act
 from imperiale_env.core.card_masks import unpack
 from imperiale_env.core.events import EVENT_KINDS, POINTS_PER_IMPERIALE
-from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.input_checks import seed as check_seed
 from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.one_thread import one_thread
 from imperiale_env.core.rewards import end_rewards, standing

@@ -121,10 +121,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from imperiale_env.core.actions import NUM_ACTIONS, describe
-from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.input_checks import seed as check_seed
 from imperiale_env.core.one_thread import one_thread
 from imperiale_env.core.rules import Rules, resolve_rules
-from imperiale_env.envs.common import (
+from imperiale_env.envs.env_checks import (
     check_action,
     check_episode,
     check_obs_type,

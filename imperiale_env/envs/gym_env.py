@@ -16,7 +16,7 @@ Action mask        ``info["action_mask"]`` (43,) int8 and :meth:`ImperialeEnv.ac
                    (43,) bool, for sb3-contrib's MaskablePPO; all zeros once the episode ended
 Reward             at the end only: the engine's zero-sum reward of the agent's seat, +1 for
                    a win and -1/(players-1) for a loss (``episode="deal"``: the change of the
-                   score over the deal, :func:`~imperiale_env.envs.common.end_rewards`)
+                   score over the deal, :func:`~imperiale_env.envs.env_checks.end_rewards`)
 Illegal action     an id in 0..42 that is illegal now ends the episode at once with
                    reward -1 (``info["illegal_action"]``); what is not an action id
                    raises, naming it, the allowed ids and the legal actions, and
@@ -82,10 +82,10 @@ import numpy as np
 from gymnasium import spaces
 
 from imperiale_env.core.actions import NUM_ACTIONS
-from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.input_checks import seed as check_seed
 from imperiale_env.core.one_thread import one_thread
 from imperiale_env.core.rules import Rules, resolve_rules
-from imperiale_env.envs.common import (
+from imperiale_env.envs.env_checks import (
     agent_from_spec,
     check_action,
     check_episode,

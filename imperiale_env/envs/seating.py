@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from imperiale_env.core import actions as act
-from imperiale_env.envs.common import check_action
+from imperiale_env.envs.env_checks import check_action
 
 
 class TurnTaking(Protocol):
@@ -63,7 +63,7 @@ def play_until(game: TurnTaking, waiting: Container[int], choose: Choose,
 
     ``choose(seat, obs, mask)`` is the answer of the bot at ``seat``: an action id, as a Python or
     numpy integer.  It is checked before the game moves, as an agent's action is
-    (:func:`~imperiale_env.envs.common.check_action`: ``TypeError`` for what is not an integer,
+    (:func:`~imperiale_env.envs.env_checks.check_action`: ``TypeError`` for what is not an integer,
     ``ValueError`` for an id outside 0..42), and :class:`IllegalBotMove` if it is illegal now; each
     message names ``bot`` and the seat.  ``move(action)`` plays it (default ``game.step``): a front
     end that tells each move passes its own, which must step the game.

@@ -59,7 +59,7 @@ class SingleGame:
     def reset(self, game_seed: int, start: dict[str, Any] | None) -> None:
         """Deal the game of ``game_seed`` (the reference game with that seed deals the same cards)
         from ``start`` (``dict(imperiales, points, dealer)``, see
-        :func:`~imperiale_env.envs.common.check_start`) or from 0 to 0 with the seeded dealer."""
+        :func:`~imperiale_env.envs.env_checks.check_start`) or from 0 to 0 with the seeded dealer."""
         self.seed, self.start = game_seed, start
         seeds = np.array([game_seed], dtype=np.uint64)
         if start is None:

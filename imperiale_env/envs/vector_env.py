@@ -73,11 +73,11 @@ from gymnasium.vector.utils import batch_space
 
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.actions import NUM_ACTIONS
-from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.input_checks import seed as check_seed
 from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.one_thread import one_thread
 from imperiale_env.core.rules import Rules, resolve_rules
-from imperiale_env.envs.common import (
+from imperiale_env.envs.env_checks import (
     check_episode,
     check_obs_type,
     check_start,

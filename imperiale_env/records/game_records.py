@@ -37,7 +37,7 @@ from typing import Any
 from imperiale_env.core.actions import action_from_record, action_to_record
 from imperiale_env.core.atomic import append_whole, write_atomic
 from imperiale_env.core.cards import HAND_SIZE, card_code, deck, parse_card
-from imperiale_env.core.inputs import SEED_LIMIT, InputError, input_file
+from imperiale_env.core.input_checks import SEED_LIMIT, InputError, input_file
 from imperiale_env.core.rules import Rules, RulesError
 from imperiale_env.reference.game import POINTS_PER_IMPERIALE, Deal, Decision, Game
 

@@ -3,8 +3,8 @@
 A belief model maps an observation (version 1: the order of play included) to, for every card,
 the probability that it lies in the hand of relative seat 1, of seat 2, or in the talon (two
 players).  It is a small network trained on deals played by the shipped champion against the true
-deal (:mod:`imperiale_train.belief`), and it plays in numpy like the policies
-(:mod:`imperiale_agents.policy_net`): no torch needed.
+deal (:mod:`imperiale_train.belief_training`), and it plays in numpy like the policies
+(:mod:`imperiale_agents.policies.policy_net`): no torch needed.
 
 Only the places the observation allows count (:func:`possible`): a card seen (held, played,
 turned with two players, shown and not played) has none; a seat that is proven not to hold a
@@ -14,11 +14,11 @@ over the allowed places only, then fitted to the number of cards each place hold
 probabilities add up to its cards.
 
 The network does not start from nothing: its logits are added to the log of the sampler's own
-marginal (:func:`imperiale_agents.pimc.sampler_marginal`: the hand sizes, everything proven, the
+marginal (:func:`imperiale_agents.search.pimc.sampler_marginal`: the hand sizes, everything proven, the
 declared point), so it learns only what the order of play adds (its last layer starts at zero:
 the untrained belief is the sampler).
 
-``pimc:N:belief`` draws its worlds from the exact sampler of :mod:`imperiale_agents.pimc` (every
+``pimc:N:belief`` draws its worlds from the exact sampler of :mod:`imperiale_agents.search.pimc` (every
 world agrees with every known fact) and resamples them by the network's correction: a world's
 weight is the product, over the unseen cards, of ``exp(logit)`` of the place it gives the card
 (:meth:`BeliefNet.worlds`, :func:`world_log_weights`).  A world the sampler could not draw is never
@@ -41,10 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_agents.inference import resample
-from imperiale_agents.pimc import sample_worlds, sampler_marginal
-from imperiale_agents.policy_net import ACTIVATIONS, forward
-from imperiale_agents.view import CARD_SUIT, View, deck_mask
+from imperiale_agents.observation_view import CARD_SUIT, View, deck_mask
+from imperiale_agents.policies.policy_net import ACTIVATIONS, forward
+from imperiale_agents.search.pimc import sample_worlds, sampler_marginal
+from imperiale_agents.search.play_likelihood import resample
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import FEATURES, OBS_SIZE, OBS_VERSION
 from imperiale_env.core.rules import Rules
@@ -147,7 +147,7 @@ class BeliefNet:
     def probabilities(self, obs: np.ndarray, v: View, fitted: bool = True) -> np.ndarray:
         """``(B, 36, 3)`` float64: each card's probability of each place, over the allowed places
         (:func:`possible`; all zero for a card the observer knows): the softmax of the network's
-        logits added to the log of the sampler's marginal (:func:`imperiale_agents.pimc.sampler_marginal`),
+        logits added to the log of the sampler's marginal (:func:`imperiale_agents.search.pimc.sampler_marginal`),
         then (``fitted``, the default) fitted to the cards each place holds (:func:`fit_to_counts`):
         each card's softmax alone does not know that a seat holding two unseen cards holds two."""
         allowed = possible(v)
@@ -213,7 +213,7 @@ def shipped_belief(preset: str) -> BeliefNet:
 
         have = sorted(p.name[: -len("-belief.npz")] for p in CHAMPIONS_DIR.glob("*-belief.npz")) or ["none"]
         raise BeliefFileError(f"the rules preset {preset!r} has no shipped belief (presets with one: "
-                              f"{', '.join(have)}); train one with python -m imperiale_train.belief")
+                              f"{', '.join(have)}); train one with python -m imperiale_train.belief_training")
     net = read_belief(path)
     trained = (net.meta.get("rules") or {}).get("preset")
     if trained != preset:

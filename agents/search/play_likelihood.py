@@ -1,6 +1,6 @@
 """Policy-weighted worlds for PIMC: sampled deals weighed by how likely the opponent's plays were.
 
-Plain PIMC (:mod:`imperiale_agents.pimc`) draws the opponent's hand uniformly among the hands that
+Plain PIMC (:mod:`imperiale_agents.search.pimc`) draws the opponent's hand uniformly among the hands that
 agree with what is known for sure (his played cards, the cards his plays prove he lacks, shown
 cards, declared point).  But *how* he played says more: a player who ducked a trick he could have
 taken cheaply probably holds no cheap winner.  The standard refinement, here: draw many candidate
@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from imperiale_agents.view import CARD_SUIT, View
+from imperiale_agents.observation_view import CARD_SUIT, View
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import OBS_SIZE, PHASES, read, write

@@ -29,20 +29,20 @@ the suits he may still hold.  With three players the unseen cards are dealt to t
 opponents, uniformly among the splits that respect voids and known cards.
 
 Each sampled deal is solved exactly for the rest of the deal by the compiled solver
-(:class:`imperiale_agents.compiled_solver.CompiledSolver`; ``solver="python"`` uses the pure-Python
-:class:`imperiale_agents.solver.Solver` instead, the same values far slower: for tests and benchmarks);
+(:class:`imperiale_agents.search.compiled_solver.CompiledSolver`; ``solver="python"`` uses the pure-Python
+:class:`imperiale_agents.search.solver.Solver` instead, the same values far slower: for tests and benchmarks);
 the agent plays the card of best mean value, ties broken by the heuristic.  A forced card (one
 legal card) is the heuristic's, and so is every decision that is not a card to play
 (questions, point) unless ``declarations="search"`` (spec ``pimc:N:search``): then those are
-decided by sampled worlds too (:mod:`imperiale_agents.declaration_search`).
+decided by sampled worlds too (:mod:`imperiale_agents.search.declaration_search`).
 
 With an opponent model (``infer``, spec ``pimc:N:infer``; two players) the worlds are not
 uniform among the consistent ones: :func:`weighted_worlds` draws several times more and keeps
 ``N`` of them by how likely the model finds the opponent's plays of the deal with each world's
-hand (:mod:`imperiale_agents.inference`).
+hand (:mod:`imperiale_agents.search.play_likelihood`).
 
 With a belief model (``belief``, spec ``pimc:N:belief``) the worlds are drawn the same way and
-resampled by what the belief learnt from the order of play (:mod:`imperiale_agents.belief`): still
+resampled by what the belief learnt from the order of play (:mod:`imperiale_agents.search.belief_model`): still
 only worlds that agree with every known fact, more often the ones the play makes likely.
 :func:`sampler_marginal` is the sampler's probability of each card's place, the belief's prior.
 """
@@ -51,19 +51,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from imperiale_agents import declaration_search, inference
-from imperiale_agents.compiled_solver import CompiledSolver
-from imperiale_agents.heuristic import HeuristicAgent, play_scores
-from imperiale_agents.pool import LazyPool
-from imperiale_agents.solver import Solver
-from imperiale_agents.view import CARD_SUIT, POINT_VALUE, SUIT_ONEHOT, View, deck_mask, decode
+from imperiale_agents.observation_view import CARD_SUIT, POINT_VALUE, SUIT_ONEHOT, View, deck_mask, decode
+from imperiale_agents.parallel.process_pool import LazyPool
+from imperiale_agents.policies.heuristic import HeuristicAgent, play_scores
+from imperiale_agents.search import declaration_search, play_likelihood
+from imperiale_agents.search.compiled_solver import CompiledSolver
+from imperiale_agents.search.solver import Solver
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.rules import Rules, resolve_rules
 
 DEFAULT_SAMPLES = 16
 SOLVERS = ("compiled", "python")
 #: Who answers the declarations (questions, point): the heuristic, or a search of sampled worlds
-#: (:mod:`imperiale_agents.declaration_search`).
+#: (:mod:`imperiale_agents.search.declaration_search`).
 DECLARATIONS = ("heuristic", "search")
 #: What the sampler keeps out of an opponent's hand: everything the play proves, or the voids
 #: alone (the sampler before observation version 1; for comparisons).
@@ -318,16 +318,16 @@ def search_job(obs: np.ndarray, legal: np.ndarray, rules: Rules, samples: int, s
 
 
 def weighted_worlds(rules: Rules, obs: np.ndarray, v: View, seed: int, samples: int, model,
-                    candidates: int = inference.CANDIDATES_PER_SAMPLE,
-                    uniform_share: float = inference.UNIFORM_SHARE) -> np.ndarray:
+                    candidates: int = play_likelihood.CANDIDATES_PER_SAMPLE,
+                    uniform_share: float = play_likelihood.UNIFORM_SHARE) -> np.ndarray:
     """``samples`` worlds for the observation row ``obs`` (``v``: its decoded view, one row), drawn
     from ``candidates * samples`` consistent ones by the likelihood the opponent model ``model`` (a
-    :class:`imperiale_agents.neural.PolicyAgent`) gives the opponent's plays of the deal
-    (:mod:`imperiale_agents.inference`, which reads the deal's play from the observation)."""
+    :class:`imperiale_agents.policies.neural.PolicyAgent`) gives the opponent's plays of the deal
+    (:mod:`imperiale_agents.search.play_likelihood`, which reads the deal's play from the observation)."""
     rng = np.random.default_rng(seed)
     pool = _sample(v, rules, candidates * samples, rng)
-    log_w = inference.play_log_likelihood(rules, obs, v, pool[:, 1], model.log_probs, uniform_share)
-    return pool[inference.resample(log_w, samples, rng)]
+    log_w = play_likelihood.play_log_likelihood(rules, obs, v, pool[:, 1], model.log_probs, uniform_share)
+    return pool[play_likelihood.resample(log_w, samples, rng)]
 
 
 def search_row(args) -> tuple[int, np.ndarray]:
@@ -371,23 +371,23 @@ class PIMCAgent:
     exact, so the choice is the same whatever the thread count).  ``solver``: ``compiled`` (the
     default) or ``python``, the pure-Python oracle (same choices, for tests and benchmarks).
     ``declarations``: ``heuristic`` (the default) or ``search`` (sampled worlds, valued on the
-    reference engine: :mod:`imperiale_agents.declaration_search`).
+    reference engine: :mod:`imperiale_agents.search.declaration_search`).
 
-    ``infer``: an opponent model (a :class:`imperiale_agents.neural.PolicyAgent`; two players only).  Then
+    ``infer``: an opponent model (a :class:`imperiale_agents.policies.neural.PolicyAgent`; two players only).  Then
     each decision draws ``candidates * samples`` worlds, weighs each by how likely the model finds the
     opponent's plays of the deal with that world's hand, and solves ``samples`` of them drawn by
     those weights, each play's probability mixed with ``uniform_share`` of a uniform choice
-    (:mod:`imperiale_agents.inference`; spec ``pimc:N:infer``, the champion as the model).
+    (:mod:`imperiale_agents.search.play_likelihood`; spec ``pimc:N:infer``, the champion as the model).
 
-    ``belief``: a belief model (:class:`imperiale_agents.belief.BeliefNet`: its ``worlds(rules, obs, view,
+    ``belief``: a belief model (:class:`imperiale_agents.search.belief_model.BeliefNet`: its ``worlds(rules, obs, view,
     seed, samples)`` draws the worlds to solve from this module's sampler; spec ``pimc:N:belief``, the
     preset's shipped belief).
     """
 
     def __init__(self, rules: Rules | str | dict | None = None, samples: int = DEFAULT_SAMPLES, workers: int = 1,
                  horizon: int = 12, threads: int = 1, solver: str = "compiled", declarations: str = "heuristic",
-                 infer=None, candidates: int = inference.CANDIDATES_PER_SAMPLE,
-                 uniform_share: float = inference.UNIFORM_SHARE, knowledge: str = "all", belief=None):
+                 infer=None, candidates: int = play_likelihood.CANDIDATES_PER_SAMPLE,
+                 uniform_share: float = play_likelihood.UNIFORM_SHARE, knowledge: str = "all", belief=None):
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r} (allowed: {', '.join(SOLVERS)})")
         if declarations not in DECLARATIONS:

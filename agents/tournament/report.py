@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from imperiale_agents.tournament_stats import RATING_RESAMPLES, AgentTiming
-from imperiale_env.core.inputs import InputError, output_dir
+from imperiale_agents.tournament.stats import RATING_RESAMPLES, AgentTiming
+from imperiale_env.core.input_checks import InputError, output_dir
 
 if TYPE_CHECKING:
-    from imperiale_agents.tournament import TournamentResult
+    from imperiale_agents.tournament.match import TournamentResult
 
 
 def markdown(result: TournamentResult) -> str:
@@ -123,7 +123,7 @@ OUTPUT_NAMES = {"json": "results.json", "markdown": "results.md", "png": "matrix
 def check_outputs(out: str | Path) -> Path:
     """Check the ``--out`` folder before a tournament: a folder that can be written or made,
     holding none of the result files (an earlier tournament's results are never overwritten).
-    Raises :class:`~imperiale_env.core.inputs.InputError`."""
+    Raises :class:`~imperiale_env.core.input_checks.InputError`."""
     out = output_dir(out, "--out folder")
     found = [name for name in OUTPUT_NAMES.values() if os.path.lexists(out / name)]
     if found:

@@ -2,13 +2,13 @@
 
 The reference :class:`~imperiale_env.reference.game.Game` is the oracle and knows everything (the web
 table shows its state, the analysis reads the hands from it); a bot or an analysis from one
-player's information must read only that player's observation.  :class:`Twin` holds the game
+player's information must read only that player's observation.  :class:`ObservedGame` holds the game
 and gives the acting player's observation (:func:`~imperiale_env.reference.observe.observe`,
 checked equal to the batched engine's at every decision by the differential tests) with the
 legal mask, in the batched shape the agents take.
 
-A twin starts from a seed (a new game) or from the deals and starting score of a replayed
-record (:meth:`Twin.from_game`).
+An observed game starts from a seed (a new game) or from the deals and starting score of a replayed
+record (:meth:`ObservedGame.from_game`).
 """
 
 from __future__ import annotations
@@ -20,19 +20,19 @@ from imperiale_env.reference.game import Deal, Game
 from imperiale_env.reference.observe import observe
 
 
-class Twin:
+class ObservedGame:
     """A reference game and the acting player's view of it."""
 
     def __init__(self, game: Game):
         self.game = game
 
     @classmethod
-    def new(cls, rules: Rules, seed: int) -> Twin:
+    def new(cls, rules: Rules, seed: int) -> ObservedGame:
         """A new seeded game."""
         return cls(Game(rules, seed=seed))
 
     @classmethod
-    def from_game(cls, played: Game) -> Twin:
+    def from_game(cls, played: Game) -> ObservedGame:
         """A fresh game at the start of ``played``, dealing the deals ``played`` has dealt
         (a replayed record): the caller steps it through the record's actions."""
         deals = [state.deal for state in played.history]

@@ -5,12 +5,12 @@ impériale 24) for the acting player, as a difference: his gain minus the mean g
 others over the rest of the deal.
 
 * ``solver`` (double dummy): every hand is known.  A card's value is the exact alpha-beta
-  value of the rest of the play (the compiled :class:`imperiale_agents.compiled_solver.CompiledSolver`,
-  equal to the pure-Python :class:`imperiale_agents.solver.Solver` that values the declarations'
+  value of the rest of the play (the compiled :class:`imperiale_agents.search.compiled_solver.CompiledSolver`,
+  equal to the pure-Python :class:`imperiale_agents.search.solver.Solver` that values the declarations'
   playouts: honours captured and the trick score; wipes, the target and the fallen impériale
   are not part of it).
 * ``pimc``: only what the acting player knows.  Deals of the hidden cards are sampled from his
-  observation (:func:`imperiale_agents.pimc.sample_worlds`, which never sees the engine) and each is
+  observation (:func:`imperiale_agents.search.pimc.sample_worlds`, which never sees the engine) and each is
   solved as above; the value is the mean over the samples.
 
 A declaration (show or hide, the point or sink) is valued by playing it in the deal (the
@@ -28,7 +28,7 @@ Each decision gets, per judge, the best value, the value of the action taken and
 and over the record.
 
 With a belief model (``belief``) each decision also carries the belief of the acting player
-(:func:`imperiale_agents.belief_view.decision_belief`): each card he has not seen with its
+(:func:`imperiale_agents.analysis.belief_report.decision_belief`): each card he has not seen with its
 probability of lying in each other hand or the talon, computed from his observation alone.
 
 ``horizon``: a card is valued only when at most ``horizon`` tricks are left in the deal (the
@@ -47,19 +47,19 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_agents.belief import BeliefNet
-from imperiale_agents.belief_view import belief_text, decision_belief
-from imperiale_agents.compiled_solver import CompiledSolver
-from imperiale_agents.pimc import position, sample_worlds, world_values
-from imperiale_agents.solver import INF, Solver
-from imperiale_agents.view import decode
+from imperiale_agents.analysis.belief_report import belief_text, decision_belief
+from imperiale_agents.observation_view import decode
+from imperiale_agents.search.belief_model import BeliefNet
+from imperiale_agents.search.compiled_solver import CompiledSolver
+from imperiale_agents.search.pimc import position, sample_worlds, world_values
+from imperiale_agents.search.solver import INF, Solver
 from imperiale_env.core import actions as act
 from imperiale_env.core.actions import action_to_record
 from imperiale_env.core.cards import card_code
 from imperiale_env.core.rules import Rules
 from imperiale_env.records.game_records import game_from_record, replay_record
 from imperiale_env.reference.game import Deal, Decision, Game
-from imperiale_env.reference.twin import Twin
+from imperiale_env.reference.observed_game import ObservedGame
 
 FORMAT = "imperiale-analysis/1"
 DEFAULT_SAMPLES = 8
@@ -260,7 +260,7 @@ def _walk(record: dict[str, Any]) -> tuple[Game, list[list[_Point]], list[DealPl
     """Replay ``record`` (checked first: a bad record raises RecordError before any work)."""
     played = game_from_record(record)
     summary = replay_record(record)
-    twin = Twin.from_game(played)
+    observed = ObservedGame.from_game(played)
     rules = played.rules
     points_by_deal: list[list[_Point]] = []
     plans: list[DealPlan] = []
@@ -272,13 +272,13 @@ def _walk(record: dict[str, Any]) -> tuple[Game, list[list[_Point]], list[DealPl
         plan = DealPlan(rules, list(start_imp), list(start_pts))
         points: list[_Point] = []
         turns = [0] * rules.players
-        state = twin.game.history[d]
+        state = observed.game.history[d]
         for i, (player, action) in enumerate(played.history[d].actions):
-            game = twin.game
+            game = observed.game
             dec = game.decision
             assert dec is not None and dec.player == player
             s = game.state
-            obs, _mask_row = twin.acting_view()
+            obs, _mask_row = observed.acting_view()
             if dec.kind == "question":
                 assert dec.question is not None
                 plan.answers[(player, dec.question.kind, dec.question.cards)] = action
@@ -290,8 +290,8 @@ def _walk(record: dict[str, Any]) -> tuple[Game, list[list[_Point]], list[DealPl
                                  s.leader, tuple(c for _, c in s.trick),
                                  tuple(s.tricks), s.tricks_played))
             turns[player] += 1
-            twin.step(action)
-        assert twin.game.history[d] is state
+            observed.step(action)
+        assert observed.game.history[d] is state
         points_by_deal.append(points)
         plans.append(plan)
     return played, points_by_deal, plans

@@ -13,7 +13,7 @@ import numpy as np
 
 from imperiale_env.core import actions as act
 from imperiale_env.core import rewards
-from imperiale_env.core.inputs import SEED_LIMIT
+from imperiale_env.core.input_checks import SEED_LIMIT
 from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE, bounds
 from imperiale_env.core.rules import Rules
 from imperiale_env.kernels.features import FEATURE_VERSION, policy_features

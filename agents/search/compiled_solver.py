@@ -1,7 +1,7 @@
-"""The exact perfect-information solver of :mod:`imperiale_agents.solver`, compiled with numba.
+"""The exact perfect-information solver of :mod:`imperiale_agents.search.solver`, compiled with numba.
 
 Same positions, same values, same interface (:class:`CompiledSolver` ``.move_values``); the
-pure-Python :class:`imperiale_agents.solver.Solver` stays as the oracle the tests compare it with.  The
+pure-Python :class:`imperiale_agents.search.solver.Solver` stays as the oracle the tests compare it with.  The
 search is the same alpha-beta over cards (the solving seat maximises, the others minimise:
 *paranoid* with three players), on the shared rule kernels of :mod:`imperiale_env.kernels`,
 with
@@ -559,7 +559,7 @@ class Positions(NamedTuple):
     @classmethod
     def of(cls, rows) -> Positions:
         """From ``(trump, hands, leader, trick, tricks, played, me)`` tuples (hands and tricks by
-        seat, trick the cards in play order), as :class:`imperiale_agents.solver.Solver` takes them."""
+        seat, trick the cards in play order), as :class:`imperiale_agents.search.solver.Solver` takes them."""
         # One table of every number, one row a position: trump, me, leader, played, the trick
         # padded to 3 cards, the hands and the tricks won.
         table = np.array([(r[0], r[6], r[2], r[5], *(tuple(r[3]) + (-1, -1, -1))[:3], *r[1], *r[4]) for r in rows],
@@ -683,7 +683,7 @@ def _solve(rules: Rules, hands: np.ndarray, pos: np.ndarray, threads: int) -> np
 
 class CompiledSolver:
     """Exact play-out values under ``rules`` with trump suit ``trump``; ``me`` is the seat that
-    maximises.  The interface and the values of :class:`imperiale_agents.solver.Solver`."""
+    maximises.  The interface and the values of :class:`imperiale_agents.search.solver.Solver`."""
 
     def __init__(self, rules: Rules, trump: int, me: int = 0):
         if not 0 <= trump < 4:
@@ -721,7 +721,7 @@ class CompiledSolver:
     def move_values(self, hands: tuple[int, ...], leader: int, trick: tuple[int, ...], tricks: tuple[int, ...],
                     played: int) -> dict[int, float]:
         """Exact value for ``me`` of every legal card of the seat to play:
-        :meth:`imperiale_agents.solver.Solver.move_values`."""
+        :meth:`imperiale_agents.search.solver.Solver.move_values`."""
         world = np.array([[int(h) for h in hands]], dtype=np.uint64)
         row = self.values(world, leader, trick, tricks, played)[0]
         return {int(c): float(row[c]) for c in np.flatnonzero(~np.isnan(row))}

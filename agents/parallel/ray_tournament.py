@@ -2,7 +2,7 @@
 
 A match is a pure function of the tournament plan and its index ``k`` (the games' seeds come
 from the tournament seed, the agents' generators from ``(seed, k, agent)``; see
-:func:`imperiale_agents.tournament.play_match`), so playing match ``k`` in a Ray task gives the very log
+:func:`imperiale_agents.tournament.match.play_match`), so playing match ``k`` in a Ray task gives the very log
 the local run gives, and the tables built from the logs are the same.
 
 **What travels.**  Once per tournament, the agents (``ray.put``): a spec string for the
@@ -10,13 +10,13 @@ agents that are cheap to rebuild (``random``, ``heuristic``, ``pimc...``, rebuil
 pimc with ``--workers`` processes there), the built object for the others (``neural:PATH``:
 its network, so the checkpoint file need not exist on the other machines; custom
 :class:`~imperiale_agents.base.Agent` objects).  Per task: the rules (a small dataclass), the lineup and the
-plan's numbers, and back the match's :class:`~imperiale_agents.tournament_stats.MatchLog` (a few arrays of
+plan's numbers, and back the match's :class:`~imperiale_agents.tournament.stats.MatchLog` (a few arrays of
 ``games`` rows, about ``games * (deals * players * 8 + 80)`` bytes) with its timings.
 
 **Failures.**  A task whose worker process dies is run again by Ray (``max_retries``), and
 each match is taken from the first result Ray hands back for it, so nothing is counted twice
 or lost.  An error raised by an agent inside a task is raised here as itself.  A worker that
-keeps dying, or a cluster that goes away, ends with a :class:`~imperiale_agents.cluster.ClusterError`.
+keeps dying, or a cluster that goes away, ends with a :class:`~imperiale_agents.parallel.ray_cluster.ClusterError`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from imperiale_agents.base import Agent, make_agent
-from imperiale_agents.cluster import ClusterError, check_cpus, connect, failure, import_ray
-from imperiale_agents.tournament import MatchPlan, play_match
-from imperiale_agents.tournament_stats import AgentTiming, MatchLog
+from imperiale_agents.parallel.ray_cluster import ClusterError, check_cpus, connect, failure, import_ray
+from imperiale_agents.tournament.match import MatchPlan, play_match
+from imperiale_agents.tournament.stats import AgentTiming, MatchLog
 from imperiale_env.core.rules import Rules
 
 #: Agent kinds rebuilt from their spec in the task (cheap); the others travel as built objects.
@@ -57,7 +57,7 @@ def play_remote_match(rules: Rules, agents: list[str | Agent], lineup: tuple[int
 
 
 class RayMatchRunner:
-    """A :data:`~imperiale_agents.tournament.MatchRunner` that plays every match as one Ray task.
+    """A :data:`~imperiale_agents.tournament.match.MatchRunner` that plays every match as one Ray task.
 
     ``address``: a cluster (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``) or ``None``/``"local"``
     for a local instance of ``num_cpus`` CPUs; ``max_retries``: reruns of a task whose worker died."""

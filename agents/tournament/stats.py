@@ -4,7 +4,7 @@ A match's raw results (:class:`MatchLog`) become, for each pair of agents in it,
 rates with paired intervals over seed groups and the impériale margin per deal (:func:`pair_stats`);
 every pair of a tournament becomes Elo ratings from a Bradley-Terry fit, with bootstrap intervals
 over seed groups (:func:`elo_intervals`).  The duplicate design and why the intervals are paired
-are told in :mod:`imperiale_agents.tournament`, which plays the matches.
+are told in :mod:`imperiale_agents.tournament.match`, which plays the matches.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 :class:`NeuralAgent` plays the policy of a file: an exported policy (``.npz``, the form of the
 shipped champions; numpy only, no torch) or a training checkpoint written by ``imperiale train``
 (read with torch when it is installed).  Either way the network runs in numpy
-(:mod:`imperiale_agents.policy_net`), so a bot plays the same moves in the core install as in a
+(:mod:`imperiale_agents.policies.policy_net`), so a bot plays the same moves in the core install as in a
 training environment.  :class:`PolicyAgent` wraps a torch network held in memory, which is how
 training evaluates the policy it is learning.
 
@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_agents.policy_file import read_policy
-from imperiale_agents.policy_net import log_softmax, sample_actions
+from imperiale_agents.policies.policy_file import read_policy
+from imperiale_agents.policies.policy_net import log_softmax, sample_actions
 from imperiale_env.core.observation import OBS_SIZE, OBS_VERSION
 from imperiale_env.kernels.features import policy_features
 
@@ -56,7 +56,7 @@ class _LogitsAgent:
     def log_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(B, 43)`` log-probabilities of the policy's distribution over the legal actions
         (``-inf`` for the others), greedy or not: how likely it finds each play, which is what an
-        opponent model needs (:mod:`imperiale_agents.inference`)."""
+        opponent model needs (:mod:`imperiale_agents.search.play_likelihood`)."""
         obs = _rows(obs)
         mask = np.asarray(mask, dtype=bool).reshape(len(obs), -1)
         return np.where(mask, log_softmax(self._masked_logits(obs, mask)), -np.inf)
@@ -64,7 +64,7 @@ class _LogitsAgent:
 
 class NeuralAgent(_LogitsAgent):
     """The policy of ``path``, an exported policy file or a training checkpoint; raises
-    :class:`imperiale_agents.policy_file.CheckpointError` on a bad file.
+    :class:`imperiale_agents.policies.policy_file.CheckpointError` on a bad file.
 
     ``rules``: the rules it will play (optional); ``self.train_rules`` holds the rules record it
     was trained under, ``self.config`` the run's configuration (a dict), ``self.provenance`` how

@@ -1,8 +1,8 @@
-"""Declarations decided by sampled worlds: the ``search`` option of :class:`imperiale_agents.pimc.PIMCAgent`.
+"""Declarations decided by sampled worlds: the ``search`` option of :class:`imperiale_agents.search.pimc.PIMCAgent`.
 
 A declaration (show or hide an impériale in hand or carte blanche, show or hide the
 turned-card impériale, declare a point suit or sink) is decided like a card: for each sampled
-deal of the unseen cards (:func:`imperiale_agents.pimc.sample_worlds`, from the observation alone) and
+deal of the unseen cards (:func:`imperiale_agents.search.pimc.sample_worlds`, from the observation alone) and
 each legal answer, the value of the deal after it, and the answer of best mean value wins.
 
 The value of an answer in one world is measured on the reference engine
@@ -19,7 +19,7 @@ The value of an answer in one world is measured on the reference engine
    deal;
 3. the value is the change of score (24 points an impériale, wipes included) of the acting
    player minus the mean change of the others', plus the exact value of the card play that
-   follows for him (:func:`imperiale_agents.compiled_solver.solve_positions`, the scale of ``pimc``'s
+   follows for him (:func:`imperiale_agents.search.compiled_solver.solve_positions`, the scale of ``pimc``'s
    card values).  Where every answer reaches the same position of play in a world, that value
    is the same for each and is left out (no solve needed); it counts where an answer ends the
    deal (a shown carte blanche that ends it, the target reached) or changes the play.
@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from imperiale_agents.compiled_solver import Positions, solve_positions
-from imperiale_agents.heuristic import HeuristicAgent
-from imperiale_agents.view import View, deck_mask
+from imperiale_agents.observation_view import View, deck_mask
+from imperiale_agents.policies.heuristic import HeuristicAgent
+from imperiale_agents.search.compiled_solver import Positions, solve_positions
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.declarations import point_of, turned_imperiale_cards
@@ -198,7 +198,7 @@ def choose(values: np.ndarray, legal: list[int], preferred: int) -> int:
 
 def decide(rules: Rules, v: View, obs: np.ndarray, mask: np.ndarray, worlds: np.ndarray) -> int:
     """The answer to the acting player's declaration (``v``, ``obs`` and ``mask`` of one row) by
-    the sampled ``worlds`` (:func:`imperiale_agents.pimc.sample_worlds`)."""
+    the sampled ``worlds`` (:func:`imperiale_agents.search.pimc.sample_worlds`)."""
     heuristic = HeuristicAgent(rules)
     preferred = int(heuristic.act(obs[None], mask[None])[0])
     legal = [int(a) for a in np.flatnonzero(mask) if a >= NUM_CARDS]

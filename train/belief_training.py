@@ -1,15 +1,15 @@
 """Training the belief model: where each unseen card lies, learned from deals against the true deal.
 
 Why: ``pimc`` draws the opponent's hand uniformly among the hands that agree with what is proven
-(:mod:`imperiale_agents.pimc`), but how a player played says more than what his plays prove.  A
+(:mod:`imperiale_agents.search.pimc`), but how a player played says more than what his plays prove.  A
 small network that reads the observation with its order of play and predicts every unseen card's
-place gives the search better worlds (:mod:`imperiale_agents.belief`, spec ``pimc:N:belief``).
+place gives the search better worlds (:mod:`imperiale_agents.search.belief_model`, spec ``pimc:N:belief``).
 
 **Data** (:func:`play_deals`).  Deals are played on the batched engine by a cheap policy (the shipped
 champion by default: it learnt its play from ``pimc``'s, so the deals look like the ones the search
 meets).  At every decision the observation of the seat to play is kept with the true place of every
 card relative to that seat (seat + 1, seat + 2, or the talon) and the places the observation allows
-(:func:`imperiale_agents.belief.possible`).  The last ``held_out`` deals are never trained on.
+(:func:`imperiale_agents.search.belief_model.possible`).  The last ``held_out`` deals are never trained on.
 
 **Loss** (:func:`log_loss`).  For every card with a choice of place (two or more allowed), the
 cross-entropy of the true place under the network's softmax over the allowed places only; the mean
@@ -21,7 +21,7 @@ uniform sampler's: the marginal of each card's place under worlds drawn by ``pim
 decision; a reliability plot bins the predicted probabilities of both against how often the card
 was there.
 
-``python -m imperiale_train.belief --help`` trains, measures and writes the file in one command.
+``python -m imperiale_train.belief_training --help`` trains, measures and writes the file in one command.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from imperiale_agents.belief import PLACES, belief_archive_bytes, possible, read_belief
 from imperiale_agents.driver import Turn, drive
-from imperiale_agents.pimc import sampler_marginal
-from imperiale_agents.view import decode
+from imperiale_agents.observation_view import decode
+from imperiale_agents.search.belief_model import PLACES, belief_archive_bytes, possible, read_belief
+from imperiale_agents.search.pimc import sampler_marginal
 from imperiale_env.batch import BatchGame
 from imperiale_env.core.cards import NUM_CARDS
 from imperiale_env.core.observation import FEATURES
@@ -82,7 +82,7 @@ def true_places(hidden: np.ndarray) -> np.ndarray:
 def play_deals(rules: Rules, deals: int, agent, seed: int, bar=None) -> Decisions:
     """Play ``deals`` single deals side by side, ``agent`` at every seat, and keep every decision
     that has at least one card of uncertain place.  ``RuntimeError`` if a true place is one the
-    observation rules out (:func:`~imperiale_agents.belief.possible` would then be wrong)."""
+    observation rules out (:func:`~imperiale_agents.search.belief_model.possible` would then be wrong)."""
     bg = BatchGame(rules, deals, single_deal=True)
     bg.reset(seed)
     rng = np.random.default_rng(seed)
@@ -139,7 +139,7 @@ class BeliefModel(nn.Module):
     """The observation bytes and the log of the hand-size prior -> ``(B, 36, 3)`` logits of each card's
     place: :class:`Expand`, an MLP of ReLU layers ``hidden`` wide (the layers :func:`export_bytes`
     writes for numpy), plus the log prior.  The last layer starts at zero: the untrained model is the
-    sampler's marginal (:func:`imperiale_agents.pimc.sampler_marginal`), and it learns what the play adds."""
+    sampler's marginal (:func:`imperiale_agents.search.pimc.sampler_marginal`), and it learns what the play adds."""
 
     def __init__(self, hidden: tuple[int, ...]):
         super().__init__()
@@ -231,7 +231,7 @@ def train_model(train: Decisions, held_out: Decisions, *, hidden: tuple[int, ...
 
 
 def export_bytes(model: BeliefModel, rules: Rules, provenance: dict) -> bytes:
-    """The belief file of ``model`` (:func:`imperiale_agents.belief.belief_archive_bytes`)."""
+    """The belief file of ``model`` (:func:`imperiale_agents.search.belief_model.belief_archive_bytes`)."""
     layers = [(m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy()) for m in model.linear_layers()]
     return belief_archive_bytes(layers, "relu", rules.to_dict(), provenance)
 
@@ -243,8 +243,8 @@ def uniform_marginals(rules: Rules, d: Decisions, worlds: int, seed: int, bar=No
     """``(N, 36, 3)``: each card's place frequency over ``worlds`` worlds drawn for each decision by
     ``pimc``'s exact sampler (uniform over the consistent worlds), with half a count added to every
     allowed place so that a place no drawn world used keeps a small probability."""
-    from imperiale_agents.belief import world_places
-    from imperiale_agents.pimc import _sample
+    from imperiale_agents.search.belief_model import world_places
+    from imperiale_agents.search.pimc import _sample
 
     rng = np.random.default_rng(seed)
     out = np.zeros(d.allowed.shape, dtype=np.float64)
@@ -342,7 +342,7 @@ def calibration(model_file: Path, rules: Rules, d: Decisions, worlds: int, seed:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m imperiale_train.belief", description=(
+    p = argparse.ArgumentParser(prog="python -m imperiale_train.belief_training", description=(
         "Train the belief model on deals played by a cheap policy, measure its held-out log loss against "
         "pimc's uniform sampler, write the belief file and a reliability plot."))
     p.add_argument("--rules", default="academie", help="rules preset (default academie)")

@@ -1,6 +1,6 @@
 """A person at the terminal, as an agent: the same interface as the bots.
 
-It sees exactly what a bot sees (the observation and the mask, decoded by :mod:`imperiale_agents.view`)
+It sees exactly what a bot sees (the observation and the mask, decoded by :mod:`imperiale_agents.observation_view`)
 and asks for each decision of the batch in turn, its table drawn in the lines of
 :func:`imperiale_env.envs.render_text.table_text` (which ``imperiale play`` and the environments draw
 in full from the reference engine).  This agent lets a person sit in any place an agent fits
@@ -16,11 +16,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from imperiale_agents.view import View, decode
+from imperiale_agents.observation_view import View, decode
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import SUIT_NAMES, SUITS, card_code
-from imperiale_env.core.moves import read_move
 from imperiale_env.core.observation import QUESTION_KINDS
+from imperiale_env.core.typed_moves import read_move
 from imperiale_env.envs.render_text import hand_line
 
 
@@ -56,7 +56,7 @@ def describe(view: View, i: int, legal: list[int] | None = None) -> str:
 
 
 def parse(text: str, legal: list[int]) -> int | None:
-    """The action a person typed (:func:`imperiale_env.core.moves.read_move`), if it is one of ``legal``."""
+    """The action a person typed (:func:`imperiale_env.core.typed_moves.read_move`), if it is one of ``legal``."""
     choice = read_move(text, legal)
     return choice if choice in legal else None
 

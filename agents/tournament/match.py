@@ -27,7 +27,7 @@ ratings (``400 log10`` of the strengths, the first agent at 0), each with a 95 %
 a bootstrap over seed groups (every match's groups drawn again with replacement, the model
 fitted again; percentiles of :data:`RATING_RESAMPLES` fits), which keeps the pairing of the
 duplicate games: a rating ladder (docs/ladder.md) is one tournament of every agent.  The figures are
-computed in :mod:`imperiale_agents.tournament_stats`; :mod:`imperiale_agents.tournament_report`
+computed in :mod:`imperiale_agents.tournament.stats`; :mod:`imperiale_agents.tournament.report`
 writes the Markdown page, ``results.json``, ``results.md`` and, when matplotlib is importable,
 ``matrix.png``.
 
@@ -50,7 +50,7 @@ from tqdm import tqdm
 from imperiale_agents.base import Agent, check_workers, make_agent, reset_agent
 from imperiale_agents.driver import Turn, act_by, checked_actions, drive
 from imperiale_agents.errors import AgentMisbehaved
-from imperiale_agents.tournament_stats import (
+from imperiale_agents.tournament.stats import (
     AgentTiming,
     MatchLog,
     PairStats,
@@ -60,7 +60,7 @@ from imperiale_agents.tournament_stats import (
     pair_stats,
 )
 from imperiale_env.batch import BatchGame
-from imperiale_env.core.inputs import seed as check_seed
+from imperiale_env.core.input_checks import seed as check_seed
 from imperiale_env.core.rules import Rules, resolve_rules
 from imperiale_env.core.shuffle import batch_seeds
 

@@ -1,8 +1,8 @@
 """Connecting to Ray: a cluster by address, or a local instance, with errors that say what to do.
 
 Ray is an optional dependency (``pip install 'imperiale[ray]'``); it is imported only here and
-in the modules that run work on it (:mod:`imperiale_agents.ray_tournament`, :mod:`imperiale_train.ray_rollout`),
-so that everything else works without it.
+in the modules that run work on it (:mod:`imperiale_agents.parallel.ray_tournament`,
+:mod:`imperiale_train.ray_rollout`), so that everything else works without it.
 
 ``address``: ``None`` or ``"local"`` starts a local instance (``ray.init(num_cpus=...)``);
 anything else (``"auto"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``) joins that cluster.  A

@@ -1,6 +1,6 @@
 """The belief model's view of a decision, for people: where each hidden card may lie, in words and numbers.
 
-:mod:`imperiale_agents.belief` gives, for one observation, each card's probability of lying with
+:mod:`imperiale_agents.search.belief_model` gives, for one observation, each card's probability of lying with
 relative seat 1, seat 2 or in the talon.  People read absolute seats and cards by suit, and want
 to know why a card has no belief at all (it is in their hand, it was played, turned or shown):
 :func:`decision_belief` turns one observation into that, :func:`belief_text` into the compact
@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_agents.belief import (
+from imperiale_agents.observation_view import deck_mask, decode
+from imperiale_agents.search.belief_model import (
     PLACES,
     BeliefFileError,
     BeliefNet,
@@ -25,7 +26,6 @@ from imperiale_agents.belief import (
     shipped_belief,
     shipped_belief_path,
 )
-from imperiale_agents.view import deck_mask, decode
 from imperiale_env.core.cards import NUM_CARDS, NUM_RANKS, RANKS, SUITS, card_code
 from imperiale_env.core.rules import Rules
 from imperiale_env.records.game_records import game_from_record
@@ -45,7 +45,7 @@ def load_belief(rules: Rules, path: str | Path | None = None) -> BeliefNet:
     if path is None:
         if not shipped_belief_path(rules.preset).is_file():
             raise BeliefFileError(f"no belief model is shipped for {rules.preset}; pass --belief FILE (train one "
-                                  f"with python -m imperiale_train.belief --rules {rules.preset})")
+                                  f"with python -m imperiale_train.belief_training --rules {rules.preset})")
         return shipped_belief(rules.preset)
     net = read_belief(path)
     trained = (net.meta.get("rules") or {}).get("preset")

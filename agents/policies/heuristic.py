@@ -1,7 +1,7 @@
 """A rule-based player written from the game's strategy, vectorised over the batch.
 
 Every decision is a score per legal action, computed for all games at once with numpy from
-the decoded observation (:mod:`imperiale_agents.view`); the agent plays the legal action of highest score.
+the decoded observation (:mod:`imperiale_agents.observation_view`); the agent plays the legal action of highest score.
 
 * **Questions** (carte blanche, impériales in hand, turned-card impériale): always show.
 * **Point**: the longest suit held, then the highest value; never sinks.
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from imperiale_agents.view import (
+from imperiale_agents.observation_view import (
     CARD_RANK,
     CARD_SUIT,
     POINT_VALUE,

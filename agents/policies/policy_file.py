@@ -18,7 +18,7 @@ provenance       ``seed``, ``iteration``, ``global_step``, ``train_seconds``, ``
 ===============  =================================================================
 
 It is read with ``np.load(allow_pickle=False)``: plain arrays and text, no code runs, and no
-torch is needed to play it (:mod:`imperiale_agents.policy_net`).  Everything is checked before
+torch is needed to play it (:mod:`imperiale_agents.policies.policy_net`).  Everything is checked before
 an array is allocated: the declared shapes (from the ``.npy`` headers) against
 :data:`MAX_PARAMETERS` and each other, then the values (finite), then the metadata's types.  A
 key this version does not know is warned about, not refused, so that a file of a newer release
@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_agents.policy_net import ACTIVATIONS, FEATURE_WIDTHS, PolicyNet
+from imperiale_agents.policies.policy_net import ACTIVATIONS, FEATURE_WIDTHS, PolicyNet
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.observation import OBS_SIZE, OBS_VERSION
 from imperiale_env.kernels.features import FEATURE_VERSION

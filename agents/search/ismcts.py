@@ -9,7 +9,7 @@ seat cannot tell from the real one (:func:`rebuild`), and ISMCTS's resampler doe
 
 * the seats are relative, as in the observation: the agent is player 0, the dealer is the
   observation's;
-* the other hands are a world of :func:`imperiale_agents.pimc.sample_worlds` (everything the
+* the other hands are a world of :func:`imperiale_agents.search.pimc.sample_worlds` (everything the
   observation proves), the cards they played added back to give the hands as dealt;
 * the deal is replayed in those hands: each question answered ``show`` when that item is among
   the seat's shown items, each point declared as the observation says (count and value, or sunk),
@@ -32,9 +32,9 @@ from __future__ import annotations
 import numpy as np
 from open_spiel.python.algorithms import ismcts, mcts
 
-from imperiale_agents.pimc import sample_worlds
-from imperiale_agents.pool import LazyPool
-from imperiale_agents.view import View, decode
+from imperiale_agents.observation_view import View, decode
+from imperiale_agents.parallel.process_pool import LazyPool
+from imperiale_agents.search.pimc import sample_worlds
 from imperiale_env import openspiel as ios
 from imperiale_env.core import actions as act
 from imperiale_env.core.cards import suit_of
