@@ -11,13 +11,18 @@ by those weights.  A card the rules would not have allowed with that hand gets w
 The history is read from the observation alone (version 1 keeps the order of play: the trick each
 card fell in, who played it, who led each trick), so the agent remembers nothing between
 decisions and can join a deal at any point.  The opponent's observation at each of his past card
-decisions is rebuilt from the agent's current one: seats exchanged, the play cut back to that
-moment.  Nothing scores during the play, so the scores, the shown cards and the declared points
-he saw are the ones seen now, with one exception: under ``declaration_timing =
-"dealer_after_first_lead"`` the elder leads the first card before the dealer declares, and what
-the elder saw of the scores then is not in the observation (the rebuilt row hides the dealer's
-declarations and keeps the scores of now).  Two players only: with three, the model would need
-each opponent's view of the other's hand.
+decisions is rebuilt from the agent's current one in two parts.  What the play determines (the
+order of play, voids, cards proven absent, tricks won and played: every block of
+:data:`~imperiale_env.reference.observe.PLAY_BLOCKS`) is written by the reference encoder's own
+:func:`~imperiale_env.reference.observe.write_play`, given the deal's plays cut back to that
+decision and his seat: the one writing of those blocks, so a block that changes during the play
+is rebuilt here with no code of its own.  The rest does not change during the play and is taken
+from the agent's row with the seats exchanged (:func:`_their_view`).  Nothing scores during the
+play, so the scores, the shown cards and the declared points he saw are the ones seen now, with
+one exception: under ``declaration_timing = "dealer_after_first_lead"`` the elder leads the first
+card before the dealer declares, and what the elder saw of the scores then is not in the
+observation (the rebuilt row hides the dealer's declarations and keeps the scores of now).  Two
+players only: with three, the model would need each opponent's view of the other's hand.
 """
 
 from __future__ import annotations
@@ -26,23 +31,27 @@ from typing import NamedTuple
 
 import numpy as np
 
-from imperiale_agents.observation_view import CARD_SUIT, View
+from imperiale_agents.observation_view import View
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
-from imperiale_env.core.observation import OBS_SIZE, PHASES, read, write
+from imperiale_env.core.observation import OBS_SIZE, PHASES, read, views, write
 from imperiale_env.core.rules import Rules
-from imperiale_env.core.tricks import beats_one
-from imperiale_env.kernels.trick_rules import legal_cards, proven_absent
+from imperiale_env.kernels.trick_rules import legal_cards
+from imperiale_env.reference.observe import PLAY_BLOCKS, write_play
 
 #: Candidate worlds drawn for each world kept.
 CANDIDATES_PER_SAMPLE = 4
 #: The share of the opponent model's probability spread uniformly over the legal cards, so that
 #: one play the model finds unlikely cannot rule a world out (an illegal one still does).
 UNIFORM_SHARE = 0.1
-#: The blocks with one row (or entry) a seat, exchanged to see the deal from the opponent's seat.
-_SEAT_ROWS = ("voids", "shown_items", "point", "point_count", "point_value", "imperiales", "points", "tricks")
-#: The blocks holding "1 + a seat" (0 for none), whose values are exchanged.
-_SEAT_VALUES = ("played_by", "leaders", "shown_by")
+#: The blocks with one row (or entry) a seat that do not change during the play, exchanged to see
+#: the deal from the opponent's seat (those of the play are written by ``write_play``).
+_SEAT_ROWS = ("shown_items", "point", "point_count", "point_value", "imperiales", "points")
+#: The blocks holding "1 + a seat" (0 for none) that do not change during the play, whose values are exchanged.
+_SEAT_VALUES = ("shown_by",)
+#: What the opponent saw that the agent does not: cleared (his hand is set per world, his phase per decision).
+_HIDDEN = ("hand", "phase", "question_kind", "question_cards")
+assert not set(_SEAT_ROWS + _SEAT_VALUES + _HIDDEN) & set(PLAY_BLOCKS)
 
 
 class TheirDecisions(NamedTuple):
@@ -54,27 +63,33 @@ class TheirDecisions(NamedTuple):
 
 
 class _Decision(NamedTuple):
+    at: int  # its index in the deal's plays (:func:`_plays`)
     trick: int  # 0-based trick number
     led: int  # the agent's card he followed, -1 if he led
     card: int  # the card he played
 
 
-def _decisions(v: View) -> list[_Decision]:
-    """The opponent's card decisions of the deal so far (the lead on the table included), in order."""
-    theirs = np.flatnonzero(v.played_by[0] == 1)
-    mine = np.flatnonzero(v.played_by[0] == 0)
-    my_card = {int(v.played_in[0, c]): int(c) for c in mine}
-    out = []
-    for c in sorted(theirs, key=lambda c: v.played_in[0, c]):
-        k = int(v.played_in[0, c])
-        out.append(_Decision(k, -1 if v.leaders[0, k] == 1 else my_card[k], int(c)))
+def _plays(v: View) -> list[tuple[int, int]]:
+    """The deal's plays so far as ``(seat, card)``, in order (seats the agent's: 0 the agent, 1 the
+    opponent), from the observation: the trick each card fell in and who led it."""
+    played_in, played_by = v.played_in[0], v.played_by[0]
+    out: list[tuple[int, int]] = []
+    for k in range(int(played_in.max()) + 1):
+        by = {int(played_by[c]): int(c) for c in np.flatnonzero(played_in == k)}
+        leader = int(v.leaders[0, k])
+        out += [(p, by[p]) for p in (leader, 1 - leader) if p in by]
     return out
 
 
-def _their_view(rules: Rules, obs: np.ndarray) -> np.ndarray:
-    """The observation row ``obs`` with seats 0 and 1 exchanged: what the opponent sees of what
-    does not change during the play (shown cards, declared points, scores, dealer, trump).  The
-    rest is set per decision by :func:`_decision_row`."""
+def _decisions(plays: list[tuple[int, int]]) -> list[_Decision]:
+    """The opponent's card decisions in the deal's ``plays`` (the lead on the table included), in order."""
+    return [_Decision(i, i // 2, -1 if i % 2 == 0 else plays[i - 1][1], c) for i, (p, c) in enumerate(plays) if p == 1]
+
+
+def _their_view(obs: np.ndarray) -> np.ndarray:
+    """The observation row ``obs`` with seats 0 and 1 exchanged in what does not change during the
+    play (shown cards, declared points, scores, dealer, trump), his hidden blocks cleared.  The
+    play is written per decision by :func:`_decision_row`."""
     out = obs.copy()
     for name in _SEAT_ROWS:
         rows = read(out, name)
@@ -83,48 +98,17 @@ def _their_view(rules: Rules, obs: np.ndarray) -> np.ndarray:
         x = read(out, name)
         x[...] = np.choose(x, (0, 2, 1, 3)).astype(x.dtype)
     write(out, "dealer", 1 - read(obs, "dealer")[0])
-    for name in ("hand", "not_held", "phase", "question_kind", "question_cards"):
+    for name in _HIDDEN:
         write(out, name, 0)
     return out
 
 
-def _decision_row(rules: Rules, base: np.ndarray, v: View, d: _Decision, first_lead_then_declare: bool) -> np.ndarray:
+def _decision_row(rules: Rules, base: np.ndarray, plays: list[tuple[int, int]], d: _Decision,
+                  first_lead_then_declare: bool) -> np.ndarray:
     """The opponent's observation at decision ``d`` without his hand: ``base`` (:func:`_their_view`)
-    with the play of that moment (seat 0 is the opponent, seat 1 the agent)."""
+    with the play of that moment, written by the reference encoder (his seat, 1, as the observer)."""
     row = base.copy()
-    played_in, trump = v.played_in[0], int(v.trump[0])
-    shown = (played_in >= 0) & ((played_in < d.trick) | (np.arange(NUM_CARDS) == d.led))
-    read(row, "played_by")[~shown] = 0
-    read(row, "played_in")[~shown] = 0
-    leaders = read(row, "leaders")
-    leaders[d.trick + (d.led >= 0):] = 0
-    voids = read(row, "voids")
-    voids[...] = 0
-    won = [0, 0]  # tricks won, seats as the opponent sees them
-    not_held = np.uint64(0)  # what the agent's plays before the decision prove he lacks
-    flags = (rules.must_beat, rules.must_trump, rules.overtrump, rules.first_lead_trump)
-    for k in range(d.trick + 1):
-        cards = np.flatnonzero(played_in == k)
-        by = {int(v.played_by[0, c]): int(c) for c in cards}  # agent's seats: 0 the agent, 1 the opponent
-        leader = int(v.leaders[0, k])
-        if k == d.trick and (leader == 1 or d.led < 0):
-            break
-        mine = by[0]
-        if leader == 0:
-            not_held |= proven_absent(mine, -1, -1, trump, k == 0, *flags)
-        if k == d.trick:
-            break
-        theirs = by[1]
-        led, follow = (mine, theirs) if leader == 0 else (theirs, mine)
-        if leader == 1:
-            not_held |= proven_absent(mine, CARD_SUIT[theirs], theirs, trump, k == 0, *flags)
-        follower = 0 if leader == 0 else 1  # the opponent's seats: 0 him, 1 the agent
-        if CARD_SUIT[follow] != CARD_SUIT[led]:
-            voids[follower, CARD_SUIT[led]] = 1
-        won[follower if beats_one(follow, led, trump) else 1 - follower] += 1
-    read(row, "not_held")[0] = (int(not_held) >> np.arange(NUM_CARDS)) & 1
-    read(row, "tricks")[:2] = won
-    write(row, "tricks_played", d.trick)
+    write_play(views(row), rules, int(read(row, "trump")[0]), plays[: d.at], 1, 2)
     write(row, "phase", 1 + PHASES.index("play"))
     if first_lead_then_declare and d.trick == 0 and d.led < 0:  # he led before the agent declared
         read(row, "shown_items")[1] = 0
@@ -143,9 +127,10 @@ def their_decisions(rules: Rules, obs: np.ndarray, v: View, their_hands: np.ndar
     if int(v.players[0]) != 2:
         raise ValueError(f"the opponent's decisions are rebuilt for two players, not {int(v.players[0])}")
     trump = int(v.trump[0])
-    decisions = _decisions(v)
+    plays = _plays(v)
+    decisions = _decisions(plays)
     k, m = len(decisions), len(their_hands)
-    base = _their_view(rules, np.asarray(obs).reshape(OBS_SIZE))
+    base = _their_view(np.asarray(obs).reshape(OBS_SIZE))
     late = rules.declaration_timing == "dealer_after_first_lead"
     obs_rows = np.empty((k, m, OBS_SIZE), dtype=base.dtype)
     masks = np.zeros((k, m, NUM_ACTIONS), dtype=bool)
@@ -155,7 +140,7 @@ def their_decisions(rules: Rules, obs: np.ndarray, v: View, their_hands: np.ndar
     for i in range(k - 1, -1, -1):
         d = decisions[i]
         later |= np.uint64(1) << np.uint64(d.card)
-        obs_rows[i] = _decision_row(rules, base, v, d, late)
+        obs_rows[i] = _decision_row(rules, base, plays, d, late)
         hands = now | later
         read(obs_rows[i], "hand")[...] = (hands[:, None] & card_bit) != 0
         for w in range(m):

@@ -5,9 +5,19 @@ from the table in :mod:`imperiale_env.core.observation`, block by block and by n
 reference engine's own state, with no code shared with the encoder.  The differential check
 compares the two for every seat at every decision.
 
-What the reference engine does not keep it derives from the deal's decisions, replayed trick
-by trick: who played each card in which trick and who led it; the suits a seat lacks (it did
-not follow); and the cards a seat's plays prove it does not hold, from the *definition*:
+The blocks the play determines (:data:`PLAY_BLOCKS`: the order of play, the voids, the cards
+proven absent, the tricks won and played) are written in one place, :func:`write_play`, from the
+deal's plays alone: the ``(seat, card)`` played so far, in order, possibly ending inside a trick.
+:func:`observe` gives it the reference engine's plays; the policy-weighted worlds
+(:mod:`imperiale_agents.search.play_likelihood`) give it the plays cut back to each past decision of the
+opponent, to rebuild what he saw then.  So a block that changes during the play, written there,
+is rebuilt at every past decision with no code of its own.
+
+What the reference engine does not keep, :func:`write_play` derives from the plays, trick by
+trick: who played each card in which trick and who led it; the suits a seat lacks (it did
+not follow); the tricks each seat won (the reference engine's
+:func:`~imperiale_env.reference.game.trick_winner_card`); and the cards a seat's plays prove it
+does not hold, from the *definition*:
 card ``x`` is proven absent when the card the seat played would not have been legal from a
 hand holding ``x`` as well (the reference engine's own legality rule,
 :func:`~imperiale_env.reference.game.play_rule_of`, asked for the two-card hand; the rule lets a
@@ -18,6 +28,7 @@ compiled engine uses a closed form instead.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -56,17 +67,7 @@ def observe(game: Game, seat: int) -> np.ndarray:
         return (p - seat) % P
 
     v["hand"][sorted(s.hands[seat])] = 1
-    history = _replay_plays(game)
-    for trick, (leader, plays, proofs) in enumerate(history):
-        v["leaders"][trick] = 1 + rel(leader)
-        for p, c in plays:
-            v["played_by"][c] = 1 + rel(p)
-            v["played_in"][c] = 1 + trick
-            if suit_of(c) != suit_of(plays[0][1]):
-                v["voids"][rel(p), suit_of(plays[0][1])] = 1
-        for p, absent in proofs:
-            if rel(p) > 0:
-                v["not_held"][rel(p) - 1, [c for c in range(NUM_CARDS) if absent >> c & 1]] = 1
+    write_play(v, game.rules, s.deal.trump, [(p, a) for p, a in s.actions if act.is_play(a)], seat, P)
     for p in range(P):
         v["shown_by"][sorted(s.revealed[p])] = 1 + rel(p)
     if P == 3:
@@ -98,42 +99,57 @@ def observe(game: Game, seat: int) -> np.ndarray:
             v["point"][r] = POINT_SUNK
         v["imperiales"][r] = min(game.imperiales[p], game.rules.target_imperiales)
         v["points"][r] = min(game.points[p], POINTS_CAP)
-        v["tricks"][r] = s.tricks[p]
     v["dealer"][0] = rel(s.deal.dealer)
-    v["tricks_played"][0] = s.tricks_played
     v["players"][0] = P
     return out
 
 
-def _replay_plays(game: Game) -> list[tuple[int, list[tuple[int, int]], list[tuple[int, int]]]]:
-    """The deal's tricks so far (the current one last): its leader, its ``(seat, card)`` plays
-    and, for every play, ``(seat, cards proven absent from that seat's hand)``."""
-    s = game.state
-    P, rules, trump = game.players, game.rules, s.deal.trump
-    plays = [(p, a) for p, a in s.actions if act.is_play(a)]
-    tricks = []
-    for start in range(0, len(plays), P):
-        trick = plays[start : start + P]
-        proofs = []
-        for k, (p, c) in enumerate(trick):
-            led = -1 if k == 0 else trick[0][1]
-            win = trick_winner_card(trick[:k], trump) if k else -1
-            proofs.append((p, _proven_absent(rules, c, trump, led, win, start == 0)))
-        tricks.append((trick[0][0], trick, proofs))
-    return tricks
+#: The blocks :func:`write_play` writes: all those the deal's play determines, and only those.
+PLAY_BLOCKS = ("played_by", "played_in", "leaders", "not_held", "voids", "tricks", "tricks_played")
+
+
+def write_play(v: dict[str, np.ndarray], rules: Rules, trump: int, plays: Sequence[tuple[int, int]], seat: int,
+               players: int) -> None:
+    """Write every block the deal's play determines (:data:`PLAY_BLOCKS`) into ``v``, the named
+    views of one observation (:func:`~imperiale_env.core.observation.views`), as ``seat`` sees it.
+
+    ``plays``: the ``(seat, card)`` played this deal so far, in order (the tricks one after the
+    other, ``players`` cards each; the last may be unfinished).  The blocks are cleared first, so
+    ``v`` may hold another moment's play.  Seats in the vector are relative to ``seat``.  This is the
+    one writing of these blocks: the reference observation calls it with the engine's plays, and
+    :mod:`imperiale_agents.search.play_likelihood` with the plays cut back to a past decision of the opponent."""
+    for name in PLAY_BLOCKS:
+        v[name][...] = 0
+    for start in range(0, len(plays), players):
+        trick = start // players
+        cards = plays[start : start + players]
+        leader, led = cards[0]
+        v["leaders"][trick] = 1 + (leader - seat) % players
+        for k, (p, c) in enumerate(cards):
+            r = (p - seat) % players
+            v["played_by"][c] = 1 + r
+            v["played_in"][c] = 1 + trick
+            if suit_of(c) != suit_of(led):
+                v["voids"][r, suit_of(led)] = 1
+            if r > 0:
+                win = trick_winner_card(cards[:k], trump) if k else -1
+                absent = _proven_absent(rules, c, trump, led if k else -1, win, trick == 0)
+                v["not_held"][r - 1, absent] = 1
+        if len(cards) == players:
+            best = trick_winner_card(cards, trump)
+            winner = next(p for p, c in cards if c == best)
+            v["tricks"][(winner - seat) % players] += 1
+    v["tricks_played"][0] = len(plays) // players
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _proven_absent(rules: Rules, c: int, trump: int, led: int, win: int, first_trick: bool) -> int:
-    """The cards ``x`` (a mask) with which ``c`` would not have been legal: ``c`` not among the
-    legal cards of the hand ``{c, x}``.  Remembered per situation (a pure function of its
-    arguments; at most 36^3 x 8 of them a rules), so an environment observing every step does
-    not redo the 35 legality checks of every card played."""
-    out = 0
-    for x in range(NUM_CARDS):
-        if x != c and c not in play_rule_of(rules, (c, x), trump, led, win, first_trick)[1]:
-            out |= 1 << x
-    return out
+def _proven_absent(rules: Rules, c: int, trump: int, led: int, win: int, first_trick: bool) -> tuple[int, ...]:
+    """The cards ``x`` with which ``c`` would not have been legal: ``c`` not among the legal cards
+    of the hand ``{c, x}``.  Remembered per situation (a pure function of its arguments; at most
+    36^3 x 8 of them a rules), so an environment observing every step, or play_likelihood rebuilding
+    every past decision, does not redo the 35 legality checks of every card played."""
+    return tuple(x for x in range(NUM_CARDS)
+                 if x != c and c not in play_rule_of(rules, (c, x), trump, led, win, first_trick)[1])
 
 
 def _item_slot(rules: Rules, item) -> int:
