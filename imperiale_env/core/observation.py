@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 #: The version of the observation: stored in checkpoints and exported policies, which are
 #: refused when they were trained for another one.
 OBS_VERSION = 1
+#: What the observation was in each earlier version: their environment ids stay registered to refuse
+#: with this and the id that replaces each (:mod:`imperiale_env.envs.registration`).
+PAST_VERSIONS: dict[int, str] = {0: "485 floats"}
 OBS_DTYPE = np.uint8
 MAX_SEATS = 3
 TRICKS = 12

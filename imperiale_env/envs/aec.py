@@ -16,7 +16,7 @@ compiled call a step and one for each observation, as fast for one game as the r
 | Agents             | 2 or 3 (by the rules preset)                                                            |
 | Action Shape       | Discrete(43)                                                                            |
 | Action Values      | [0, 42]                                                                                 |
-| Observation Shape  | `{'observation': (346,), 'action_mask': (43,)}` (346 = `OBS_SIZE`), uint8              |
+| Observation Shape  | `{'observation': (OBS_SIZE,), 'action_mask': (43,)}`, uint8 (the size: docs/observation.md) |
 | Observation Values | each entry in its block's range (`imperiale_env.core.observation.bounds(rules)`)       |
 | Action Mask        | `observation['action_mask']`, (43,) int8 of 0/1                                         |
 

@@ -7,9 +7,10 @@
   :class:`imperiale_env.envs.vector_env.ImperialeVectorEnv`, N self-play games in numpy;
 * ``pettingzoo.make("aec", "imperiale/imperiale_v1", ...)``: :func:`imperiale_env.envs.aec.env`.
 
-The version is the observation's (:data:`~imperiale_env.core.observation.OBS_VERSION`).  The ids of
-version 0 stay registered to refuse with the reason and the id to use instead: code written for
-them feeds a network the old 485 floats, and a silent switch would train on the wrong inputs.
+The version is the observation's (:data:`~imperiale_env.core.observation.OBS_VERSION`), and so are
+the ids.  The ids of every earlier version (``PAST_VERSIONS``: version 0 observed 485 floats) stay
+registered to refuse with the reason and the id to use instead: code written for them feeds a
+network the old observation, and a silent switch would train on the wrong inputs.
 
 Importing :mod:`imperiale_env` must stay light (a leaf module such as ``imperiale_env.core.cards``
 must not pull in Gymnasium or PettingZoo), so :func:`register_when_imported` registers with a
@@ -25,11 +26,19 @@ import importlib.util
 import sys
 from types import ModuleType
 
-GYM_ID = "Imperiale-v1"
-GYM_VECTOR_ID = "ImperialeSelfPlay-v1"
-PETTINGZOO_ID = "imperiale/imperiale_v1"
-#: The ids of observation version 0 -> the id that replaces each.
-RETIRED = {"Imperiale-v0": GYM_ID, "ImperialeSelfPlay-v0": GYM_VECTOR_ID, "imperiale/imperiale_v0": PETTINGZOO_ID}
+from imperiale_env.core.observation import OBS_VERSION, PAST_VERSIONS
+
+
+def env_ids(version: int) -> tuple[str, str, str]:
+    """The Gymnasium, Gymnasium vector and PettingZoo ids of observation version ``version``."""
+    return f"Imperiale-v{version}", f"ImperialeSelfPlay-v{version}", f"imperiale/imperiale_v{version}"
+
+
+GYM_ID, GYM_VECTOR_ID, PETTINGZOO_ID = env_ids(OBS_VERSION)
+#: The ids of every earlier observation version -> the id that replaces each.
+RETIRED = {old: new for version in PAST_VERSIONS for old, new in zip(env_ids(version), env_ids(OBS_VERSION),
+                                                                      strict=True)}
+_VERSION_OF = {old: version for version in PAST_VERSIONS for old in env_ids(version)}
 
 
 class RetiredEnvError(ValueError):
@@ -40,10 +49,11 @@ def _retired(old: str):
     """The entry point of a retired id: refuses, naming the id that replaces it."""
 
     def refuse(*args, **kwargs):
+        version = _VERSION_OF[old]
         raise RetiredEnvError(
-            f"{old} observed version 0 (485 floats), which this release no longer produces; use {RETIRED[old]}: "
-            f"observation version 1, {_size()} bytes (uint8), the layout in docs/observation.md. Policies "
-            "trained on version 0 must be retrained.")
+            f"{old} observed version {version} ({PAST_VERSIONS[version]}), which this release no longer produces; "
+            f"use {RETIRED[old]}: observation version {OBS_VERSION}, {_size()} bytes (uint8), the layout in "
+            f"docs/observation.md. Policies trained on version {version} must be retrained.")
 
     return refuse
 
@@ -67,7 +77,7 @@ def _register_gymnasium() -> None:
         gymnasium.register(id=GYM_ID, entry_point="imperiale_env.envs.gym_env:ImperialeEnv")
     if GYM_VECTOR_ID not in gymnasium.registry:
         gymnasium.register(id=GYM_VECTOR_ID, vector_entry_point="imperiale_env.envs.vector_env:ImperialeVectorEnv")
-    for old in ("Imperiale-v0", "ImperialeSelfPlay-v0"):
+    for old in (old for old in RETIRED if "/" not in old):
         if old not in gymnasium.registry:
             gymnasium.register(id=old, entry_point=_retired(old), vector_entry_point=_retired(old))
 
@@ -78,7 +88,8 @@ def _register_pettingzoo() -> None:
     register = getattr(pettingzoo, "register", None)  # pettingzoo >= 1.27 has a registry
     if register is not None and PETTINGZOO_ID not in pettingzoo.aec_registry:
         register("aec", PETTINGZOO_ID, entry_point="imperiale_env.envs.aec:env")
-        register("aec", "imperiale/imperiale_v0", entry_point=_retired("imperiale/imperiale_v0"))
+        for old in (old for old in RETIRED if "/" in old):
+            register("aec", old, entry_point=_retired(old))
 
 
 _REGISTER = {"gymnasium": _register_gymnasium, "pettingzoo": _register_pettingzoo}
