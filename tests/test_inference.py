@@ -209,3 +209,18 @@ def test_infer_without_a_champion_says_why(champions_of_academie_only):
     pytest.importorskip("torch")
     with pytest.raises(AgentError, match="'infer' models the opponent with the shipped champion.*imperijal"):
         make_agent("pimc:4:infer", "imperijal")
+
+
+def test_every_block_with_seats_in_it_declares_how_they_are_written():
+    """The rebuild exchanges the seats of every block by its declaration (``Block.seats``), so a block
+    that holds seats and does not say so would keep the agent's seats in the opponent's view."""
+    from imperiale_env.core.observation import LAYOUT, MAX_SEATS
+
+    for block in LAYOUT:
+        if block.shape[0] == MAX_SEATS:
+            assert block.seats == "rows", block.name
+        if "1 + the seat" in block.meaning:
+            assert block.seats == "values", block.name
+        if "seat" in block.meaning and block.shape == (1,):
+            assert block.seats == "seat", block.name
+    assert {b.seats for b in LAYOUT} == {"", "rows", "values", "seat", "others"}

@@ -34,7 +34,7 @@ import numpy as np
 from imperiale_agents.observation_view import View
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.cards import NUM_CARDS
-from imperiale_env.core.observation import OBS_SIZE, PHASES, read, views, write
+from imperiale_env.core.observation import LAYOUT, OBS_SIZE, PHASES, read, views, write
 from imperiale_env.core.rules import Rules
 from imperiale_env.kernels.trick_rules import legal_cards
 from imperiale_env.reference.observe import PLAY_BLOCKS, write_play
@@ -44,14 +44,14 @@ CANDIDATES_PER_SAMPLE = 4
 #: The share of the opponent model's probability spread uniformly over the legal cards, so that
 #: one play the model finds unlikely cannot rule a world out (an illegal one still does).
 UNIFORM_SHARE = 0.1
-#: The blocks with one row (or entry) a seat that do not change during the play, exchanged to see
-#: the deal from the opponent's seat (those of the play are written by ``write_play``).
-_SEAT_ROWS = ("shown_items", "point", "point_count", "point_value", "imperiales", "points")
-#: The blocks holding "1 + a seat" (0 for none) that do not change during the play, whose values are exchanged.
-_SEAT_VALUES = ("shown_by",)
+#: The blocks with seats in them that do not change during the play, by how the seats are written
+#: (``Block.seats``): exchanged to see the deal from the opponent's seat (the play's blocks are
+#: written by ``write_play``).  A block declared in the layout is exchanged with no edit here.
+_SEAT_ROWS, _SEAT_VALUES, _SEAT = (tuple(b.name for b in LAYOUT if b.seats == kind and b.name not in PLAY_BLOCKS)
+                                   for kind in ("rows", "values", "seat"))
 #: What the opponent saw that the agent does not: cleared (his hand is set per world, his phase per decision).
 _HIDDEN = ("hand", "phase", "question_kind", "question_cards")
-assert not set(_SEAT_ROWS + _SEAT_VALUES + _HIDDEN) & set(PLAY_BLOCKS)
+assert not set(_HIDDEN) & set(PLAY_BLOCKS)
 
 
 class TheirDecisions(NamedTuple):
@@ -97,7 +97,9 @@ def _their_view(obs: np.ndarray) -> np.ndarray:
     for name in _SEAT_VALUES:
         x = read(out, name)
         x[...] = np.choose(x, (0, 2, 1, 3)).astype(x.dtype)
-    write(out, "dealer", 1 - read(obs, "dealer")[0])
+    for name in _SEAT:
+        x = read(out, name)
+        x[...] = 1 - x
     for name in _HIDDEN:
         write(out, name, 0)
     return out

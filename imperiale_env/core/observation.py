@@ -72,7 +72,11 @@ class Block:
 
     ``encoding`` says what a network should make of it: ``flag`` (0 or 1), ``count`` (an
     amount, divided by ``scale``) or ``category`` (one of ``low .. high``, one-hot).  ``high``
-    is :data:`TARGET` for a count capped at the rules' target."""
+    is :data:`TARGET` for a count capped at the rules' target.  ``seats`` says where the seats
+    (relative to the observer) are in it, so that code seeing the deal from another seat
+    exchanges them with no list of its own: ``rows`` (one row a seat, the observer's first),
+    ``values`` (it holds 1 + a seat, 0 for none), ``seat`` (it holds a seat), ``others`` (rows for
+    seats 1 and 2 only) or ``""`` (no seat in it)."""
 
     name: str
     shape: tuple[int, ...]
@@ -81,6 +85,7 @@ class Block:
     encoding: str
     meaning: str
     scale: float = 1.0
+    seats: str = ""
 
     @property
     def size(self) -> int:
@@ -91,19 +96,21 @@ _C = NUM_CARDS
 LAYOUT: tuple[Block, ...] = (
     Block("hand", (_C,), 0, 1, "flag", "the cards the observer holds"),
     Block("played_by", (_C,), 0, 3, "category",
-          "per card: 0 not played this deal, else 1 + the seat that played it"),
+          "per card: 0 not played this deal, else 1 + the seat that played it", seats="values"),
     Block("played_in", (_C,), 0, TRICKS, "category",
           "per card: 0 not played this deal, else its trick (1-12)"),
     Block("leaders", (TRICKS,), 0, 3, "category",
-          "per trick of the deal: 0 not led yet, else 1 + the seat that led it"),
+          "per trick of the deal: 0 not led yet, else 1 + the seat that led it", seats="values"),
     Block("shown_by", (_C,), 0, 3, "category",
           "per card: 0, else 1 + the seat that showed it (impériales in hand, the winning point; with three "
-          "players the dealer's turned trump card)"),
+          "players the dealer's turned trump card)", seats="values"),
     Block("turned", (1,), 0, _C - 1, "category", "the turned card"),
     Block("trump", (1,), 0, NUM_SUITS - 1, "category", "the trump suit: 0 S, 1 H, 2 D, 3 C"),
     Block("not_held", (MAX_SEATS - 1, _C), 0, 1, "flag",
-          "for seats 1 and 2: the cards its plays prove it does not hold (the obligations of the preset)"),
-    Block("voids", (MAX_SEATS, NUM_SUITS), 0, 1, "flag", "per seat: the suits it is known to lack (did not follow)"),
+          "for seats 1 and 2: the cards its plays prove it does not hold (the obligations of the preset)",
+          seats="others"),
+    Block("voids", (MAX_SEATS, NUM_SUITS), 0, 1, "flag", "per seat: the suits it is known to lack (did not follow)",
+          seats="rows"),
     Block("phase", (1,), 0, len(PHASES), "category",
           "0 the observer is not to act, 1 question, 2 point, 3 play"),
     Block("question_kind", (1,), 0, len(QUESTION_KINDS), "category",
@@ -112,17 +119,20 @@ LAYOUT: tuple[Block, ...] = (
           "the cards the pending question is about (the hand for carte blanche)"),
     Block("shown_items", (MAX_SEATS, NUM_SHOWN_ITEMS), 0, 1, "flag",
           "per seat: the items shown this deal: carte blanche, quart major S H D C, sequence S H D C, the fours "
-          "in the order of rules.four_ranks, the turned-card impériale"),
-    Block("point", (MAX_SEATS,), 0, 2, "category", "per seat: 0 not answered, 1 declared a point, 2 sank it"),
+          "in the order of rules.four_ranks, the turned-card impériale", seats="rows"),
+    Block("point", (MAX_SEATS,), 0, 2, "category", "per seat: 0 not answered, 1 declared a point, 2 sank it",
+          seats="rows"),
     Block("point_count", (MAX_SEATS,), 0, MAX_POINT_COUNT, "count", "per seat: the cards of its declared point",
-          MAX_POINT_COUNT),
+          MAX_POINT_COUNT, seats="rows"),
     Block("point_value", (MAX_SEATS,), 0, MAX_POINT_VALUE, "count", "per seat: the value of its declared point",
-          MAX_POINT_VALUE),
-    Block("imperiales", (MAX_SEATS,), 0, TARGET, "count", "per seat: impériales won, capped at the target", 5.0),
+          MAX_POINT_VALUE, seats="rows"),
+    Block("imperiales", (MAX_SEATS,), 0, TARGET, "count", "per seat: impériales won, capped at the target", 5.0,
+          seats="rows"),
     Block("points", (MAX_SEATS,), 0, POINTS_PER_IMPERIALE, "count",
-          f"per seat: points towards the next impériale, capped at {POINTS_PER_IMPERIALE}", POINTS_PER_IMPERIALE),
-    Block("tricks", (MAX_SEATS,), 0, TRICKS, "count", "per seat: tricks won this deal", TRICKS),
-    Block("dealer", (1,), 0, MAX_SEATS - 1, "category", "the seat of the dealer"),
+          f"per seat: points towards the next impériale, capped at {POINTS_PER_IMPERIALE}", POINTS_PER_IMPERIALE,
+          seats="rows"),
+    Block("tricks", (MAX_SEATS,), 0, TRICKS, "count", "per seat: tricks won this deal", TRICKS, seats="rows"),
+    Block("dealer", (1,), 0, MAX_SEATS - 1, "category", "the seat of the dealer", seats="seat"),
     Block("tricks_played", (1,), 0, TRICKS, "count", "tricks played this deal", TRICKS),
     Block("players", (1,), 2, MAX_SEATS, "category", "the number of players"),
 )
