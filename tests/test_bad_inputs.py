@@ -209,8 +209,10 @@ def test_the_suite_s_own_code_is_known_wherever_it_is_installed(tmp_path, monkey
     installed = tmp_path / "lib" / "python3" / "site-packages" / "imperiale_agents"
     installed.mkdir(parents=True)
     (installed / "__init__.py").write_text("")
-    (installed / "pool.py").write_text("def refuse():\n"
-                                       "    raise ValueError(\"start method 'thread': allowed: spawn\")\n")
+    (installed / "parallel").mkdir()
+    (installed / "parallel" / "__init__.py").write_text("")
+    (installed / "parallel" / "process_pool.py").write_text(
+        "def refuse():\n    raise ValueError(\"start method 'thread': allowed: spawn\")\n")
     monkeypatch.setattr(sys, "path", [str(installed.parent), *sys.path])
     for name in [m for m in sys.modules if m == "imperiale_agents" or m.startswith("imperiale_agents.")]:
         monkeypatch.delitem(sys.modules, name)
