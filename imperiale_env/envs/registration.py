@@ -26,7 +26,7 @@ import importlib.util
 import sys
 from types import ModuleType
 
-from imperiale_env.core.observation import OBS_VERSION, PAST_VERSIONS
+from imperiale_env.core.observation import OBS_SIZE, OBS_VERSION, PAST_VERSIONS
 
 
 def env_ids(version: int) -> tuple[str, str, str]:
@@ -52,16 +52,10 @@ def _retired(old: str):
         version = _VERSION_OF[old]
         raise RetiredEnvError(
             f"{old} observed version {version} ({PAST_VERSIONS[version]}), which this release no longer produces; "
-            f"use {RETIRED[old]}: observation version {OBS_VERSION}, {_size()} bytes (uint8), the layout in "
+            f"use {RETIRED[old]}: observation version {OBS_VERSION}, {OBS_SIZE} bytes (uint8), the layout in "
             f"docs/observation.md. Policies trained on version {version} must be retrained.")
 
     return refuse
-
-
-def _size() -> int:
-    from imperiale_env.core.observation import OBS_SIZE
-
-    return OBS_SIZE
 
 
 def register_envs() -> None:
