@@ -104,6 +104,8 @@ class TrainConfig:
     hidden: tuple[int, ...] = _key((256, 256), "hidden layer widths, comma-separated (1 to 16 layers)", 1, 2**24)
     activation: str = _key("relu", "relu or tanh")
     critic: str = _key("plain", "plain: the value sees the observation; perfect: plus every other hand")
+    mirrored_deals: bool = _key(False, "play every deal twice, the learner's seat moved, and reward each seat its "
+                                "return minus the same seat's in the other play (single_deal only)")
     # PPO.
     lr: float = _key(1e-3, "Adam learning rate", 0.0, 1.0, open_low=True)
     anneal_lr: bool = _key(True, "decay the learning rate linearly to 0 over the iterations")
@@ -169,6 +171,8 @@ class TrainConfig:
              f"these make {policy_parameters(self.hidden):,})")
         need(self.rollout_workers == 0 or self.num_envs % self.rollout_workers == 0, "rollout_workers",
              f"0, or a divisor of num_envs={self.num_envs} (each worker plays num_envs / rollout_workers games)")
+        need(self.single_deal or not self.mirrored_deals, "mirrored_deals",
+             "false with single_deal=false (a deal's twin is a single deal; whole games are not mirrored)")
         need(self.num_envs * self.num_steps >= self.num_minibatches, "num_minibatches",
              "at most num_envs * num_steps")
         specs = "comma-separated agent specs, any kind but human: " + _opponent_forms()

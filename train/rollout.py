@@ -33,6 +33,7 @@ from imperiale_env.core.observation import OBS_DTYPE, OBS_SIZE
 from imperiale_env.core.rules import Rules
 from imperiale_env.kernels.features import policy_features
 from imperiale_train.config import TrainConfig
+from imperiale_train.mirror import MirroredDeals
 from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, sample_actions
 
 NUM_ACTIONS = 43
@@ -184,14 +185,19 @@ class SelfPlayRollout:
         self.cfg, self.rules, self.device = config, rules, device
         self.n, self.T, self.P = config.num_envs, config.num_steps, rules.players
         self.perfect = config.critic == "perfect"
-        self.bg = BatchGame(rules, self.n, auto_next_game=True, single_deal=config.single_deal)
-        self.bg.reset(int(rng.integers(2**63)))
+        # With mirrored deals the rollout picks each next deal itself (:mod:`.mirror`).
+        self.mirror = MirroredDeals(self.n, self.P) if config.mirrored_deals else None
+        self.bg = BatchGame(rules, self.n, auto_next_game=self.mirror is None, single_deal=config.single_deal)
+        if self.mirror is None:
+            self.bg.reset(int(rng.integers(2**63)))
         self.learner_seat = np.zeros(self.n, dtype=np.int64)
         # Who plays the other seat(s): a pool entry id (>= 0), the current policy (CURRENT), or
         # fixed agent k of train_opponents (FIXED - k).
         self.opponent = np.full(self.n, CURRENT, dtype=np.int64)
         self.fixed = [make_agent(spec, rules, workers=config.opponent_workers) for spec in config.train_opponents]
-        self._assign(np.arange(self.n), rng, np.zeros(0, dtype=np.int64))
+        seeds = self._assign(np.arange(self.n), rng, np.zeros(0, dtype=np.int64))
+        if self.mirror is not None:
+            self.bg.reset(seeds)
         T, n = self.T, self.n
         self.obs = np.zeros((T, n, OBS_SIZE), dtype=OBS_DTYPE)
         self.masks = np.zeros((T, n, NUM_ACTIONS), dtype=bool)
@@ -205,15 +211,25 @@ class SelfPlayRollout:
         self.next_index = np.full(T * n, -1, dtype=np.int64)
         self.bootstrap = np.zeros(T * n, dtype=np.float32)
         self.train = np.zeros((T, n), dtype=bool)
+        self.play_key = np.zeros((T, n), dtype=np.int64) if self.mirror is not None else None
         #: Seconds of the current collection spent making features and in the networks.
         self.seconds = {"features": 0.0, "forward": 0.0}
 
     # ------------------------------------------------------------------ seat assignment
 
-    def _assign(self, idx: np.ndarray, rng: np.random.Generator, pool_ids: np.ndarray) -> None:
+    def _assign(self, idx: np.ndarray, rng: np.random.Generator, pool_ids: np.ndarray) -> np.ndarray | None:
         """New games in slots ``idx``: a learner seat, and the opponent (a fixed agent, a pool
         entry or the current policy).  Without fixed agents no draw is made for them, so such
-        runs are the games they were before fixed agents existed."""
+        runs are the games they were before fixed agents existed.  With mirrored deals, the seeds
+        of the games to start there (a second play repeats its first's seat and opponent, moved)."""
+        if self.mirror is not None:
+            return self.mirror.start(idx, rng, self.learner_seat, self.opponent,
+                                     lambda rows: self._draw_seats(rows, rng, pool_ids))
+        self._draw_seats(idx, rng, pool_ids)
+        return None
+
+    def _draw_seats(self, idx: np.ndarray, rng: np.random.Generator, pool_ids: np.ndarray) -> None:
+        """Draw the learner seat and the opponent of the new games in slots ``idx``."""
         if not len(idx):
             return
         self.learner_seat[idx] = rng.integers(self.P, size=len(idx))
@@ -230,6 +246,8 @@ class SelfPlayRollout:
         """Slots whose pool opponent was evicted play the current policy until their game ends."""
         gone = (self.opponent >= 0) & ~np.isin(self.opponent, pool.ids)
         self.opponent[gone] = CURRENT
+        if self.mirror is not None:
+            self.mirror.refresh_pool(pool.ids, CURRENT)
 
     def close(self) -> None:
         """Stop the processes of the fixed agents that have any (pimc with opponent_workers)."""
@@ -241,13 +259,21 @@ class SelfPlayRollout:
     def state(self) -> dict:
         """The game batch (:meth:`BatchGame.to_dict`) and the seat assignment as numpy arrays and
         numbers (a checkpoint stores them through :func:`as_tensors`; Ray workers send them as they are)."""
-        return {"bg": self.bg.to_dict(), "learner_seat": self.learner_seat.copy(), "opponent": self.opponent.copy()}
+        state = {"bg": self.bg.to_dict(), "learner_seat": self.learner_seat.copy(), "opponent": self.opponent.copy()}
+        if self.mirror is not None:
+            state["mirror"] = self.mirror.state()
+        return state
 
     def load_state(self, state: dict) -> None:
         """Restore :meth:`state`; ``ValueError`` if it is malformed or does not fit the configuration."""
-        if not isinstance(state, dict) or set(state) != {"bg", "learner_seat", "opponent"}:
-            raise ValueError("the rollout state must hold bg, learner_seat and opponent")
+        keys = {"bg", "learner_seat", "opponent"} | ({"mirror"} if self.mirror is not None else set())
+        if not isinstance(state, dict) or set(state) != keys:
+            raise ValueError(f"the rollout state must hold {', '.join(sorted(keys))} "
+                             f"(mirrored_deals={self.mirror is not None}), it holds "
+                             f"{', '.join(sorted(state)) if isinstance(state, dict) else type(state).__name__}")
         state = as_arrays(state)
+        if self.mirror is not None:
+            self.mirror.load_state(state["mirror"])
         bg = BatchGame.from_dict(state["bg"])
         if bg.n != self.n or bg.players != self.P or bg.rules != self.rules or bg.single_deal != self.cfg.single_deal:
             raise ValueError("the checkpoint's game batch does not match the configuration "
@@ -283,6 +309,8 @@ class SelfPlayRollout:
         self.dones[:] = False
         self.next_index[:] = -1
         self.bootstrap[:] = 0
+        if self.mirror is not None:
+            self.mirror.begin_rollout()
         run = _Collection(model, pool, rng, pool.ids, np.full((n, P), -1, dtype=np.int64))
         self.seconds = {"features": 0.0, "forward": 0.0}
         drive(bg, partial(self._choose, run), record=partial(self._link, run), settle=partial(self._settle, run),
@@ -302,7 +330,14 @@ class SelfPlayRollout:
         adv = self._gae(cfg.gamma, cfg.gae_lambda)
         values = self.values.reshape(-1)
         returns = adv + values
-        sel = np.flatnonzero(self.train.reshape(-1))
+        train = self.train.reshape(-1)
+        dropped = 0.0
+        if self.mirror is not None:
+            # Plays that ended before their twin, which has not ended yet: nothing to train on here.
+            unmatched = np.isin(self.play_key.reshape(-1), self.mirror.unmatched()) & train
+            dropped = float(unmatched.sum() / max(train.sum(), 1))
+            train = train & ~unmatched
+        sel = np.flatnonzero(train)
         arrays = {"obs": self.obs.reshape(T * n, OBS_SIZE)[sel], "mask": self.masks.reshape(T * n, NUM_ACTIONS)[sel],
                   "actions": self.actions.reshape(-1)[sel], "logprobs": self.logprobs.reshape(-1)[sel],
                   "values": values[sel], "advantages": adv[sel], "returns": returns[sel]}
@@ -319,6 +354,7 @@ class SelfPlayRollout:
             "rollout/learner_return_vs_opponents": float(fixed_rets.mean()) if len(fixed_rets) else float("nan"),
             "rollout/opponent_games": float(len(fixed_rets)),
             "rollout/abs_return": float(np.abs(rets).mean()) if len(rets) else float("nan"),
+            **({"rollout/mirror_dropped": dropped} if self.mirror is not None else {}),
             "perf/features_s": self.seconds["features"], "perf/forward_s": self.seconds["forward"],
         }
         return arrays, stats
@@ -360,6 +396,8 @@ class SelfPlayRollout:
         self.masks[t] = turn.mask
         self.seats[t] = cur
         self.actions[t] = actions
+        if self.mirror is not None:
+            self.play_key[t] = self.mirror.play_keys()
         ar = np.arange(n)
         j = t * n + ar
         prev = run.last[ar, cur]
@@ -375,6 +413,8 @@ class SelfPlayRollout:
             return
         r = rewards[ended] * self.cfg.reward_scale
         lj = run.last[ended]  # (E, P)
+        if self.mirror is not None:
+            r = self.mirror.settle(ended, r, lj, self.rewards)
         has = lj >= 0
         self.rewards[lj[has]] += r[has]
         self.dones[lj[has]] = True
@@ -385,7 +425,9 @@ class SelfPlayRollout:
         run.vs_current.append(learner_r[~vs_pool & ~vs_fixed])
         run.vs_pool.append(learner_r[vs_pool])
         run.vs_fixed.append(learner_r[vs_fixed])
-        self._assign(ended, run.rng, run.pool_ids)
+        seeds = self._assign(ended, run.rng, run.pool_ids)
+        if self.mirror is not None:
+            self.bg.restart(ended, seeds)
 
     def _gae(self, gamma: float, lam: float) -> np.ndarray:
         """Generalised advantage estimates over each seat's own sequence (flat ``T * n``)."""

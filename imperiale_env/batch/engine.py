@@ -23,6 +23,7 @@ change of the others, which is zero-sum too.
 from __future__ import annotations
 
 import json
+import reprlib
 from dataclasses import fields
 from typing import Any
 
@@ -290,11 +291,45 @@ class BatchGame:
                 self.final_observation[ended] = self.observe(rows=ended, players=self.last_player[ended])
             if self.auto_next_game:
                 # A restarted game that ends before any decision stays over (reported by no step).
-                self.game_id[ended] = self._next_game_id + np.arange(len(ended))
-                self._next_game_id += len(ended)
-                self._machine.start(self.state, self.deal_orders, ended, next_game_seed(self.seed[ended]))
-                self._archive_games(ended)
+                self._start_games(ended, next_game_seed(self.seed[ended]))
         return rewards, terminated
+
+    @one_thread
+    def restart(self, rows: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """Start a new game with ``seeds`` (one per row, in ``[0, 2**63)``) in each slot of ``rows``
+        whose game is over, from the start score given to :meth:`reset`: how a caller picks the next
+        deal itself (self-play's mirrored deals play each seed twice) where ``auto_next_game`` would
+        take the seed that follows.  A game in progress is never replaced (``ValueError``).
+        Returns the rows whose new game ended before any decision (they stay over)."""
+        self._require_reset("restart()")
+        rows = np.asarray(rows)
+        if rows.dtype.kind not in "iu" or rows.ndim != 1 or (rows.size and not (
+                (rows >= 0).all() and (rows < self.n).all() and len(np.unique(rows)) == len(rows))):
+            raise ValueError(f"BatchGame.restart: rows must be distinct slots from 0 to {self.n - 1}, got {rows!r}")
+        arr = np.asarray(seeds)
+        if arr.dtype.kind not in "iu" or arr.shape != rows.shape or (arr.size and (
+                (arr < 0).any() or (arr.astype(np.uint64) > np.uint64(2**63 - 1)).any())):
+            raise ValueError(f"BatchGame.restart: seeds must be one integer in [0, 2**63) per row ({len(rows)}), "
+                             f"got {arr.dtype} of shape {arr.shape}")
+        rows = rows.astype(np.int64)
+        live = rows[~self.done[rows]]
+        if len(live):
+            raise ValueError(f"BatchGame.restart: the games in slots {reprlib.repr(live.tolist())} are in progress; "
+                             "only a slot whose game is over can start a new one")
+        self._bits = None
+        ended = self._start_games(rows, as_seeds(arr))
+        self.final_imperiales[ended] = self.imperiales[ended]
+        self.final_points[ended] = self.points[ended]
+        return ended
+
+    def _start_games(self, rows: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """New games (new ids) with ``seeds`` in slots ``rows``; returns those that ended at once."""
+        self.game_id[rows] = self._next_game_id + np.arange(len(rows))
+        self._next_game_id += len(rows)
+        with numba_threads(self.threads):
+            ended = self._machine.start(self.state, self.deal_orders, rows, seeds)
+        self._archive_games(rows)
+        return ended
 
     @property
     def done(self) -> np.ndarray:
