@@ -312,7 +312,10 @@ def test_a_damaged_policy_file_is_refused_clearly(run_dir, tmp_path, monkeypatch
         "layer": ({"arrays_edit": lambda a: {k: v for k, v in a.items() if k != "layer1.bias"}}, "holds layer0"),
         "shape": ({"arrays_edit": lambda a: {**a, "layer0.weight": a["layer0.weight"][:, :7]}},
                   f"must take {FEATURE_SIZE} inputs"),
-        "features": ({"meta_edit": lambda m: {**m, "feature_version": 9}}, "feature_version 9 is not one"),
+        "features": ({"meta_edit": lambda m: {**m, "feature_version": 9}}, "read feature version 9; .*version 2"),
+        "features_v1": ({"meta_edit": lambda m: {k: v for k, v in {**m, "version": 3}.items()
+                                                 if k != "feature_version"}},
+                        "read feature version 1 \\(the one-hot bytes\\).*imperiale train"),
         "obs": ({"meta_edit": lambda m: {**m, "obs_size": 7}}, "observations of 7"),
         "obs_version": ({"meta_edit": lambda m: {**m, "obs_version": 2}}, "trained for observation version 2"),
         "nan": ({"arrays_edit": nan["layer0.bias"]}, "NaN or infinite weights"),
@@ -401,9 +404,7 @@ def test_training_evaluates_against_the_champion(tmp_path, capsys):
 
 
 def test_a_run_can_start_from_an_exported_policy(run_dir, tmp_path):
-    """``init_from`` takes an exported policy: fine-tuning starts from its policy.  A policy of
-    feature version 1 (the shipped champions, until they are retrained) cannot start a network
-    of version 2, and says so."""
+    """``init_from`` takes an exported policy, the shipped champion too: fine-tuning starts from its policy."""
     from imperiale_agents.policies.neural import NeuralAgent, PolicyAgent
     from imperiale_train.config import ConfigError, make_config
     from imperiale_train.model import ActorCritic
@@ -424,8 +425,10 @@ def test_a_run_can_start_from_an_exported_policy(run_dir, tmp_path):
     with pytest.raises(ConfigError, match="its network is hidden=.*give the same"):
         _start_from(make_config(None, {"init_from": path, "hidden": (8,)}), ActorCritic((8,)))
     champion = str(champions.champion_path("academie"))
-    with pytest.raises(ConfigError, match="reads feature version 1.*version 2"):
-        _start_from(make_config(None, {"init_from": champion, "hidden": (256, 256)}), ActorCritic())
+    started = ActorCritic((256, 256))
+    _start_from(make_config(None, {"init_from": champion, "hidden": (256, 256)}), started)
+    obs, mask = bg.observe(), bg.legal_action_mask()
+    assert (PolicyAgent(started.actor).act(obs, mask) == NeuralAgent(champion).act(obs, mask)).all()
 
 
 def _damaged_checkpoint(run_dir: Path, out: Path, edit) -> Path:

@@ -9,7 +9,7 @@ import pytest
 from imperiale_agents.policies.neural import NeuralAgent
 from imperiale_agents.policies.policy_net import PolicyNet
 from imperiale_env.batch import BatchGame
-from imperiale_env.kernels.features import policy_features
+from imperiale_env.kernels.features import FEATURE_SIZE, policy_features
 
 torch = pytest.importorskip("torch")
 
@@ -24,7 +24,7 @@ def test_numpy_and_torch_choose_the_same_card_on_every_decision(tmp_path):
         policy.net[-1].weight.mul_(300.0)  # logits of a trained network's spread, not the initial near-uniform ones
     policy.eval()
     net = net_from_state(policy.state_dict(), {"activation": "relu"}, "net.", "memory")
-    assert isinstance(net, PolicyNet) and net.feature_version == 2
+    assert isinstance(net, PolicyNet) and net.input_size == FEATURE_SIZE
     (tmp_path / "p.npz").write_bytes(policy_archive_bytes(net, {}, {}, {"iteration": 0}))
     agent = NeuralAgent(tmp_path / "p.npz")
     game = BatchGame("academie", 1024, auto_next_game=True)

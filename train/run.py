@@ -42,7 +42,6 @@ from imperiale_agents.parallel.ray_cluster import ClusterError
 from imperiale_env.core.atomic import WriteError, append_whole, write_atomic
 from imperiale_env.core.input_checks import InputError, output_dir
 from imperiale_env.core.rules import Rules
-from imperiale_env.kernels.features import FEATURE_VERSION
 from imperiale_train.checkpoint import (
     CheckpointError,
     check_weights,
@@ -176,9 +175,6 @@ def _start_from_policy(cfg: TrainConfig, model: ActorCritic) -> None:
         net = read_policy(cfg.init_from).net
     except CheckpointError as exc:
         raise ConfigError(f"init_from: {exc}") from None
-    if net.feature_version != FEATURE_VERSION:
-        raise ConfigError(f"init_from={cfg.init_from}: its network reads feature version {net.feature_version}, "
-                          f"this trainer's read version {FEATURE_VERSION} (docs/training.md): it cannot start them")
     _same_network(cfg, (net.hidden, net.activation, cfg.critic))
     layers = [m for m in model.actor.net if isinstance(m, torch.nn.Linear)]
     with torch.no_grad():

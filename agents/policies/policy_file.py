@@ -8,8 +8,7 @@ is a numpy ``.npz`` archive: one array per layer (``layer{i}.weight`` ``(out, in
 format, version  ``"imperiale-policy"``, :data:`VERSION`
 obs_version      the observation version it was trained for (:data:`OBS_VERSION`)
 obs_size         the observation's width
-feature_version  the features its first layer reads (:data:`FEATURE_VERSION`; a version-3 file has
-                 none and reads version 1, the one-hot bytes)
+feature_version  the features its first layer reads (:data:`FEATURE_VERSION`)
 num_actions      43
 activation       ``relu`` or ``tanh``
 config           the training run's configuration (a JSON object; its recipe)
@@ -31,10 +30,10 @@ below both the agents and the training code, so that playing a policy never impo
 
 A file trained for another observation version (the 485-float observation of earlier releases
 is version 0) is refused with a message that says so and how to train one for this version:
-its first layer reads inputs that no longer exist.  Exported policies of version 3 read feature
-version 1 (the one-hot expansion of the bytes) and still play: the shipped champions are such
-files until they are retrained on version 2.  Checkpoints of the trainer before feature version
-2 (checkpoint version 3: separate networks over feature version 1) are refused with the reason.
+its first layer reads inputs that no longer exist.  Files whose networks read feature version 1
+(the one-hot expansion of the bytes: exported policies of version 3, checkpoints of version 3)
+are refused with the reason and how to get one of version 2: their first layer is 1,085 wide and
+means other inputs.
 """
 
 from __future__ import annotations
@@ -50,16 +49,16 @@ from typing import Any
 
 import numpy as np
 
-from imperiale_agents.policies.policy_net import ACTIVATIONS, FEATURE_WIDTHS, PolicyNet
+from imperiale_agents.policies.policy_net import ACTIVATIONS, PolicyNet
 from imperiale_env.core.actions import NUM_ACTIONS
 from imperiale_env.core.observation import OBS_SIZE, OBS_VERSION
-from imperiale_env.kernels.features import FEATURE_VERSION
+from imperiale_env.kernels.features import FEATURE_SIZE, FEATURE_VERSION
 
 FORMAT = "imperiale-policy"
 VERSION = 4
 #: The policy-file versions before :data:`VERSION`, all of observation version 0.
 OLD_VERSIONS = (1, 2)
-#: Version 3: observation version 1 and feature version 1, read as such.
+#: Version 3: observation version 1 and feature version 1 (the champions of 2026-12-04/05), refused.
 FEATURES_V1_VERSION = 3
 #: The largest network a policy file may declare (weights and biases together): 64 Mi values,
 #: 256 MiB of float32, far above any policy of this game (the champion has about 200 k).
@@ -96,12 +95,14 @@ def other_observation(path: str | Path, version: Any) -> CheckpointError:
 
 
 def other_features(path: str | Path, version: Any) -> CheckpointError:
-    """The refusal of a file whose network reads feature ``version``, which this release cannot train on."""
+    """The refusal of a file whose network reads feature ``version``, not this release's."""
+    what = " (the one-hot bytes)" if version == 1 else ""
     return CheckpointError(
-        f"{path} was written by an earlier trainer, whose networks read feature version {version!r} (the one-hot "
-        f"bytes, separate actor and critic); this release trains networks on feature version {FEATURE_VERSION} "
-        f"(docs/training.md), which cannot continue it. Export it with the release that wrote it to play it, or "
-        f"train anew: imperiale train")
+        f"{path} was written by another release, whose networks read feature version {version!r}{what}; "
+        f"this release's networks read feature version {FEATURE_VERSION} (docs/training.md), so this one "
+        f"can neither play nor continue here. Play it with the release that wrote it, or train one for this "
+        f"release: imperiale train (self-play), or imperiale train --config configs/champion.yaml then imperiale "
+        f"export RUN_DIR/checkpoint.pt FILE.npz")
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ def read_policy_archive(path: Path, payload: bytes | None = None) -> PolicyFile:
             layers = _layers(archive, shapes, meta, path)
     except (OSError, zipfile.BadZipFile, ValueError, EOFError) as exc:
         raise CheckpointError(f"{path} is a damaged policy file ({type(exc).__name__}: {exc})") from None
-    net = PolicyNet(layers, meta["activation"], meta["feature_version"])
+    net = PolicyNet(layers, meta["activation"])
     return PolicyFile(net, meta["config"], meta["rules"], meta["provenance"])
 
 
@@ -195,8 +196,8 @@ def _checked_metadata(meta: dict[str, Any], path: Path) -> dict[str, Any]:
                               f"not {FORMAT!r})")
     if meta.get("version") in OLD_VERSIONS:
         raise other_observation(path, 0)
-    if meta.get("version") == FEATURES_V1_VERSION and "feature_version" not in meta:
-        meta = {**meta, "feature_version": 1}
+    if meta.get("version") == FEATURES_V1_VERSION:
+        raise other_features(path, meta.get("feature_version", 1))
     for key, kind in METADATA_TYPES.items():
         if key not in meta:
             raise CheckpointError(f"{path}: the metadata lacks {key!r}")
@@ -204,12 +205,11 @@ def _checked_metadata(meta: dict[str, Any], path: Path) -> dict[str, Any]:
         if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
             raise CheckpointError(f"{path}: the metadata's {key!r} must be a JSON {_json_name(kind)}, "
                                   f"got {type(value).__name__} {value!r:.60}")
-    if meta["version"] not in (FEATURES_V1_VERSION, VERSION):
+    if meta["version"] != VERSION:
         raise CheckpointError(f"{path} is an exported policy of version {meta['version']}; this code reads "
-                              f"versions {FEATURES_V1_VERSION} and {VERSION}")
-    if meta["feature_version"] not in FEATURE_WIDTHS:
-        raise CheckpointError(f"{path}: feature_version {meta.get('feature_version')!r} is not one this release "
-                              f"reads ({', '.join(map(str, FEATURE_WIDTHS))})")
+                              f"version {VERSION}")
+    if meta["feature_version"] != FEATURE_VERSION:
+        raise other_features(path, meta["feature_version"])
     if meta["obs_version"] != OBS_VERSION:
         raise other_observation(path, meta["obs_version"])
     if meta["obs_size"] != OBS_SIZE or meta["num_actions"] != NUM_ACTIONS:
@@ -255,7 +255,7 @@ def _layers(archive: zipfile.ZipFile, shapes: dict, meta: dict, path: Path) -> t
     if not 1 <= count <= MAX_LAYERS or set(shapes) != expected:
         raise CheckpointError(f"{path}: a policy file holds layer0..layerN (N < {MAX_LAYERS}) weights and biases "
                               f"and metadata; it holds {', '.join(sorted(shapes))}")
-    width, total = FEATURE_WIDTHS[meta["feature_version"]], 0
+    width, total = FEATURE_SIZE, 0
     for i in range(count):
         w_shape, w_type = shapes[f"layer{i}.weight"]
         b_shape, b_type = shapes[f"layer{i}.bias"]
@@ -291,7 +291,7 @@ def _array(archive: zipfile.ZipFile, name: str) -> np.ndarray:
 def policy_archive_bytes(net: PolicyNet, config: dict, rules: dict, provenance: dict) -> bytes:
     """The bytes of an exported policy of ``net`` (the caller writes them atomically)."""
     meta = {"format": FORMAT, "version": VERSION, "obs_version": OBS_VERSION, "obs_size": OBS_SIZE,
-            "num_actions": NUM_ACTIONS, "feature_version": net.feature_version,
+            "num_actions": NUM_ACTIONS, "feature_version": FEATURE_VERSION,
             "activation": net.activation, "config": config, "rules": rules, "provenance": provenance}
     arrays = {"metadata": np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)}
     for i, (weight, bias) in enumerate(net.layers):
@@ -399,7 +399,7 @@ def net_from_state(state: dict[str, Any], config: dict[str, Any], prefix: str, p
     activation = config.get("activation", "relu") if isinstance(config, dict) else "relu"
     if activation not in ACTIVATIONS:
         raise CheckpointError(f"{path}: activation {activation!r} is not one of {', '.join(ACTIVATIONS)}")
-    width = FEATURE_WIDTHS[FEATURE_VERSION]
+    width = FEATURE_SIZE
     for i, (weight, bias) in enumerate(layers):  # what an exported policy's reader checks, on every path
         if weight.ndim != 2 or weight.shape[1] != width or bias.shape != weight.shape[:1]:
             raise CheckpointError(f"{path}: layer {i} of the policy has weight {weight.shape} and bias {bias.shape}; "

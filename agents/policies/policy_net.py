@@ -4,10 +4,8 @@ Training builds the network with torch (:mod:`imperiale_train.model`); to play, 
 computation is a few matrix products, so the shipped champion and every exported policy play in
 the core install.  The layers are kept in float32, as torch computes them, so that the greedy
 action is the torch one (tests/test_policy_net.py compares them decision by decision).  The
-first layer reads the features of the observation's bytes: version 2
-(:func:`~imperiale_env.kernels.features.policy_features`, what training makes), or for the
-policies of earlier releases version 1, the one-hot expansion of the bytes
-(:data:`~imperiale_env.core.observation.FEATURES`).
+first layer reads the features of the observation's bytes
+(:func:`~imperiale_env.kernels.features.policy_features`, feature version 2: what training makes).
 """
 
 from __future__ import annotations
@@ -16,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from imperiale_env.core.observation import FEATURES, OBS_SIZE
-from imperiale_env.kernels.features import FEATURE_SIZE, FEATURE_VERSION, policy_features
+from imperiale_env.core.observation import OBS_SIZE
+from imperiale_env.kernels.features import policy_features
 
 #: Logit given to illegal actions: exp(MASK_VALUE - max) is exactly 0 in float32, so a masked
 #: softmax, argmax or Gumbel-max sample never selects an illegal action.
@@ -25,29 +23,19 @@ MASK_VALUE = -1e9
 
 #: The hidden-layer activations a policy file may name.
 ACTIVATIONS = ("relu", "tanh")
-#: The feature versions a policy may read, with their widths: 1, the one-hot expansion of the
-#: bytes (the networks of earlier releases), and 2, :mod:`imperiale_env.kernels.features`.
-FEATURE_WIDTHS: dict[int, int] = {1: FEATURES.size, FEATURE_VERSION: FEATURE_SIZE}
-
-
-def inputs(obs: np.ndarray, feature_version: int) -> np.ndarray:
-    """The first layer's float32 inputs of observation rows ``obs`` ``(B, OBS_SIZE)``."""
-    rows = np.asarray(obs).reshape(-1, OBS_SIZE)
-    return FEATURES.expand(rows) if feature_version == 1 else policy_features(rows)
 
 
 @dataclass(frozen=True)
 class PolicyNet:
     """A multilayer perceptron: ``layers[i] = (weight (out, in), bias (out,))``, the activation
-    between layers and none after the last (the logits), over the features of ``feature_version``."""
+    between layers and none after the last (the logits), over the observation's features."""
 
     layers: tuple[tuple[np.ndarray, np.ndarray], ...]
     activation: str
-    feature_version: int = FEATURE_VERSION
 
     @property
     def input_size(self) -> int:
-        """The first layer's width (:data:`FEATURE_WIDTHS` of its feature version)."""
+        """The first layer's width (:data:`~imperiale_env.kernels.features.FEATURE_SIZE`)."""
         return self.layers[0][0].shape[1]
 
     @property
@@ -57,7 +45,7 @@ class PolicyNet:
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(B, actions)`` float32 logits of the observations ``obs`` ``(B, OBS_SIZE)``, illegal actions
         at :data:`MASK_VALUE`."""
-        x = forward(self.layers, self.activation, inputs(obs, self.feature_version))
+        x = forward(self.layers, self.activation, policy_features(np.asarray(obs).reshape(-1, OBS_SIZE)))
         return np.where(np.asarray(mask, dtype=bool), x, np.float32(MASK_VALUE)).astype(np.float32, copy=False)
 
 
