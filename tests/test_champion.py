@@ -172,20 +172,25 @@ def test_the_champion_spec_takes_only_search(spec):
 # ---------------------------------------------------------------------- the search champion
 
 
-def test_the_search_champion_is_its_presets_spec_under_its_own_name():
-    bot = make_agent("champion:search", "academie")
-    plain = make_agent(champions.SEARCH_CHAMPIONS["academie"], "academie")
+@pytest.mark.parametrize("preset", ["academie", "foster", "imperijal"])
+def test_the_search_champion_is_its_presets_spec_under_its_own_name(preset):
+    bot = make_agent("champion:search", preset)
+    plain = make_agent(champions.SEARCH_CHAMPIONS[preset], preset)
     assert bot.name == "champion:search" and type(bot) is type(plain)
-    bg = BatchGame("academie", 4, single_deal=True)
+    bg = BatchGame(preset, 4, single_deal=True)
     bg.reset(2)
     while not bg.legal_action_mask()[:, :36].any():  # on to the cards
-        bg.step(make_agent("heuristic", "academie").act(bg.observe(), bg.legal_action_mask()))
+        bg.step(make_agent("heuristic", preset).act(bg.observe(), bg.legal_action_mask()))
     obs, mask = bg.observe(), bg.legal_action_mask()
     chosen = bot.act(obs, mask, np.random.default_rng(0))
     assert mask[np.arange(4), chosen].all()
     assert (chosen == plain.act(obs, mask, np.random.default_rng(0))).all()
-    with pytest.raises(AgentError, match="'foster' has no search champion \\(presets with one: academie\\)"):
-        make_agent("champion:search", "foster")
+
+
+def test_a_preset_without_a_search_champion_is_refused_with_those_that_have_one():
+    with pytest.raises(AgentError, match="'academie3' has no search champion \\(presets with one: academie, "
+                                         "foster, imperijal\\)"):
+        make_agent("champion:search", "academie3")
 
 
 def test_the_search_champion_through_eval_play_the_env_and_the_web_table(monkeypatch, capsys, tmp_path):

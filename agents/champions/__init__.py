@@ -40,4 +40,5 @@ def champion_path(preset: str) -> Path | None:
 
 
 #: The spec each preset's ``champion:search`` plays (docs/champion.md: why this one).
-SEARCH_CHAMPIONS: dict[str, str] = {"academie": "pimc:128:belief"}
+SEARCH_CHAMPIONS: dict[str, str] = {"academie": "pimc:128:belief", "foster": "pimc:128:belief",
+                                     "imperijal": "pimc:128:belief"}
