@@ -21,7 +21,7 @@ TINY = dict(num_envs=16, num_steps=8, hidden=(32,), update_epochs=1, num_minibat
             pool_every=1, pool_size=2, p_pool=0.5, mirrored_deals=True)
 
 
-def _seat(mirror: MirroredDeals, learner: np.ndarray, opponent: np.ndarray, rng: np.random.Generator):
+def _seat(learner: np.ndarray, opponent: np.ndarray, rng: np.random.Generator):
     def draw(rows):
         learner[rows] = rng.integers(2, size=len(rows))
         opponent[rows] = rng.integers(-1, 3, size=len(rows))
@@ -61,7 +61,7 @@ def test_a_seat_is_rewarded_against_the_same_seat_of_the_other_play():
     m = MirroredDeals(4, 2)
     rng = np.random.default_rng(0)
     learner, opponent = np.zeros(4, np.int64), np.full(4, CURRENT, np.int64)
-    seeds = m.start(np.arange(4), rng, learner, opponent, _seat(m, learner, opponent, rng))
+    seeds = m.start(np.arange(4), rng, learner, opponent, _seat(learner, opponent, rng))
     assert (seeds[:2] == seeds[2:]).all() and list(m.deal) == [0, 1, 0, 1] and list(m.second) == [0, 0, 1, 1]
     m.begin_rollout()
     credited = np.zeros(20, np.float32)
@@ -83,7 +83,7 @@ def test_a_seat_is_rewarded_against_the_same_seat_of_the_other_play():
     assert np.allclose(out, [[1.0, -1.0], [-1.0, 1.0]])
     # A first play whose twin has not ended by the rollout's end is not trained; its twin is
     # credited against it in the next rollout.
-    seeds = m.start(np.array([0, 2]), rng, learner, opponent, _seat(m, learner, opponent, rng))
+    seeds = m.start(np.array([0, 2]), rng, learner, opponent, _seat(learner, opponent, rng))
     assert seeds[0] == seeds[1] and m.deal[0] == m.deal[2] == 2
     m.settle(np.array([0]), r_first, np.array([[5, 6]]), credited)
     assert list(m.unmatched()) == [2 * 2]

@@ -27,8 +27,10 @@ import numpy as np
 #: Slots of the result ring per game slot: a deal's result waits only for its twin's end (a single
 #: deal), so far fewer deals than this are ever waiting at once; an overflow is refused, not lost.
 RING_PER_SLOT = 4
-STATE_KEYS = ("next_id", "deal", "second", "queue_id", "queue_seed", "queue_seat", "queue_opponent",
-              "result_id", "result", "result_second")
+#: The arrays a checkpoint keeps; with ``next_id`` they are the whole state between rollouts.
+ARRAY_KEYS = ("deal", "second", "queue_id", "queue_seed", "queue_seat", "queue_opponent", "result_id", "result",
+              "result_second")
+STATE_KEYS = ("next_id", *ARRAY_KEYS)
 
 
 class MirroredDeals:
@@ -165,8 +167,6 @@ class MirroredDeals:
         if len(queue) != 1:
             raise ValueError("the mirrored deals' queue arrays must have one length")
         self.next_id = int(state["next_id"])
-        for key, dtype in (("deal", np.int64), ("second", bool), ("queue_id", np.int64), ("queue_seed", np.int64),
-                           ("queue_seat", np.int64), ("queue_opponent", np.int64), ("result_id", np.int64),
-                           ("result", np.float32), ("result_second", bool)):
-            setattr(self, key, np.array(state[key], dtype=dtype).reshape(np.shape(state[key])))
+        for key in ARRAY_KEYS:  # each in the dtype this object was built with
+            setattr(self, key, np.array(state[key], dtype=getattr(self, key).dtype))
         self.result_last[:] = -1

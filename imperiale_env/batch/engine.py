@@ -167,16 +167,13 @@ class BatchGame:
         self.restart_dealer[:] = np.broadcast_to(np.asarray(-1 if dealer is None else dealer, np.int64), (n,))
         self.restart_imperiales[:] = np.broadcast_to(np.asarray(0 if imperiales is None else imperiales), (n, P))
         self.restart_points[:] = np.broadcast_to(np.asarray(0 if points is None else points), (n, P))
-        self.game_id[:] = self._ar
-        self._next_game_id = self.n
+        self._next_game_id = 0
         self.game_log, self.deal_log = [], []
         self._reset_done = True
         # A game may end before any decision (a turned honour at the target).
-        ended = self._machine.start(self.state, self.deal_orders, self._ar, seeds)
-        self._archive_games(self._ar)
+        ended = self._start_games(self._ar, seeds)
         self._archive_deals(ended)
-        self.final_imperiales[ended] = self.imperiales[ended]
-        self.final_points[ended] = self.points[ended]
+        self._keep_final_score(ended)
 
     def _checked_deals(self, deals: Any) -> np.ndarray:
         """``reset``'s ``deals``: ``(N, D, cards)`` cards of the pack (the compiled deal reads them unchecked)."""
@@ -284,8 +281,7 @@ class BatchGame:
             terminated[ended] = True
             rewards[ended] = end_rewards(self.winner[ended], self.value_at_start[ended],
                                          standing(self.imperiales[ended], self.points[ended]))
-            self.final_imperiales[ended] = self.imperiales[ended]
-            self.final_points[ended] = self.points[ended]
+            self._keep_final_score(ended)
             self._archive_deals(ended)
             if self.keep_final_obs:
                 self.final_observation[ended] = self.observe(rows=ended, players=self.last_player[ended])
@@ -318,18 +314,21 @@ class BatchGame:
                              "only a slot whose game is over can start a new one")
         self._bits = None
         ended = self._start_games(rows, as_seeds(arr))
-        self.final_imperiales[ended] = self.imperiales[ended]
-        self.final_points[ended] = self.points[ended]
+        self._keep_final_score(ended)
         return ended
 
     def _start_games(self, rows: np.ndarray, seeds: np.ndarray) -> np.ndarray:
         """New games (new ids) with ``seeds`` in slots ``rows``; returns those that ended at once."""
         self.game_id[rows] = self._next_game_id + np.arange(len(rows))
         self._next_game_id += len(rows)
-        with numba_threads(self.threads):
-            ended = self._machine.start(self.state, self.deal_orders, rows, seeds)
+        ended = self._machine.start(self.state, self.deal_orders, rows, seeds)
         self._archive_games(rows)
         return ended
+
+    def _keep_final_score(self, ended: np.ndarray) -> None:
+        """The score the games ``ended`` finished with, kept apart from the state a restart overwrites."""
+        self.final_imperiales[ended] = self.imperiales[ended]
+        self.final_points[ended] = self.points[ended]
 
     @property
     def done(self) -> np.ndarray:
