@@ -195,33 +195,41 @@ def _weights(options) -> np.ndarray:
     return w / w.sum()
 
 
-def _point_options(check, played, forced, eligible, need):
-    """Two players, the opponent declared a point he did not show: every way to hold it.
-
-    For each suit and each set ``T`` of unseen cards of that suit that, with the cards of the
-    suit he played or showed, makes exactly the declared count and value, the number of ways to
-    complete his hand from the unseen cards of the other suits he may hold.  Drawing ``(suit,
-    T)`` with that weight and then the rest uniformly is uniform over the consistent hands
-    (up to hands that match the point in two suits, counted twice)."""
+def _suit_options(check, played, forced, eligible) -> list[list[tuple[int, ...]]]:
+    """A declared point's ways by suit: for each suit, every set ``T`` of the ``eligible`` cards of
+    that suit that, with the cards of the suit the seat played or surely holds (``forced``), makes
+    exactly the declared count and value."""
     from itertools import combinations
-    from math import comb
 
     count, value = check
-    out = []
+    out: list[list[tuple[int, ...]]] = []
     for x in range(4):
         in_suit = SUIT_ONEHOT[x]
         fixed = (played | forced) & in_suit
-        cand = np.flatnonzero(eligible & in_suit)
+        cand = np.flatnonzero(eligible & in_suit).tolist()
         k = count - int(fixed.sum())
-        rest = np.flatnonzero(eligible & ~in_suit)
-        if k < 0 or k > need or k > len(cand):
-            continue
         base = int(POINT_VALUE[fixed].sum())
-        for t in combinations(cand.tolist(), k):
-            if base + int(POINT_VALUE[list(t)].sum()) == value:
-                ways = comb(len(rest), need - k)
-                if ways:
-                    out.append((ways, list(t), rest, need - k))
+        out.append([] if k < 0 or k > len(cand) else
+                   [t for t in combinations(cand, k) if base + int(POINT_VALUE[list(t)].sum()) == value])
+    return out
+
+
+def _point_options(check, played, forced, eligible, need):
+    """The first declared opponent's point, not shown: every way to hold it.
+
+    For each suit and each set ``T`` of unseen cards of that suit that, with the cards of the
+    suit he played or showed, makes exactly the declared count and value (:func:`_suit_options`),
+    the number of ways to complete his hand from the unseen cards of the other suits he may hold.
+    Drawing ``(suit, T)`` with that weight and then the rest uniformly is uniform over the
+    consistent hands (up to hands that match the point in two suits, counted twice)."""
+    from math import comb
+
+    out = []
+    for x, sets in enumerate(_suit_options(check, played, forced, eligible)):
+        rest = np.flatnonzero(eligible & ~SUIT_ONEHOT[x])
+        for t in sets:
+            if len(t) <= need and (ways := comb(len(rest), need - len(t))):
+                out.append((ways, list(t), rest, need - len(t)))
     return out
 
 
@@ -229,11 +237,13 @@ def sampler_marginal(v: View) -> np.ndarray:
     """``(B, 36, 3)`` float64: the probability the sampler (:func:`sample_worlds`) puts each card in
     each place (relative seat 1, seat 2, the talon), computed, not sampled.
 
-    Two players: every card the opponent may hold and does not surely hold is in his hand with
-    probability (cards of his hand still to draw) / (cards he may hold), or, when he declared a point
-    he did not show, the mixture over the ways to hold it (:func:`_point_options`: the sampler's own
-    draw).  Three players (where the sampler rejects draws): the same count for seat 1 among the cards
-    both opponents may hold, the declared points left out; an approximation there."""
+    A card one opponent may hold and the other place may hold too is in his hand with probability
+    (cards of his hand still to draw) / (cards he may hold), or, when he declared a point he did not
+    show, the mixture over the ways to hold it (:func:`_point_options`: the sampler's own draw).
+    With three players and both opponents declared, the ways of the two points are counted together
+    (:func:`_both_points`), which is what the sampler's draw of the first and check of the second
+    keep.  Exact but for hands that hold a declared point in two suits, which the sampler itself
+    counts twice (the first opponent's) or once (the second's)."""
     out = np.zeros((v.n, NUM_CARDS, 3))
     for r in range(v.n):
         out[r] = _marginal_row(_rows(v, [r]))
@@ -248,28 +258,103 @@ def _marginal_row(v: View) -> np.ndarray:
     pool = deck_mask(v.players)[0] & ~(hand | played.any(axis=0) | known.any(axis=0) | (v.turned[0] & (P == 2)))
     allowed = [pool & ~v.voids[0, s][CARD_SUIT] & ~v.not_held[0, s] for s in (1, 2)]
     other = allowed[1] if P == 3 else pool  # the place sharing cards with seat 1
-    out = np.zeros((NUM_CARDS, 3))
-    second = 1 if P == 3 else 2
-    only = allowed[0] & ~other
     shared = allowed[0] & other
-    need = int(12 - played[1].sum() - known[1].sum() - only.sum())
+    # forced: the cards each opponent surely holds (shown, or the only one who may hold them)
+    forced = {1: known[1] | (allowed[0] & ~other)}
+    need = {1: int(12 - played[1].sum() - forced[1].sum())}
+    if P == 3:
+        forced[2] = known[2] | (allowed[1] & ~allowed[0])
+        need[2] = int(12 - played[2].sum() - forced[2].sum())
+    points = {s: (int(v.point_count[0, s]), int(v.point_value[0, s])) for s in need if v.declared[0, s]}
     p1 = np.zeros(NUM_CARDS)
-    p1[only] = 1.0
-    options = None
-    if P == 2 and v.declared[0, 1]:
-        options = _point_options((int(v.point_count[0, 1]), int(v.point_value[0, 1])), played[1], known[1] | only,
-                                 shared, need)
-    if options:
-        w = _weights(options)
-        for weight, (_, t, rest, more) in zip(w, options, strict=True):
-            p1[t] += weight
-            if len(rest):
-                p1[rest] += weight * more / len(rest)
-    elif shared.any():
-        p1[shared] = min(max(need / shared.sum(), 0.0), 1.0)
-    p1 = np.clip(p1, 0.0, 1.0)  # sums of the option weights may pass 1 by a rounding
+    p1[forced[1] & ~known[1]] = 1.0
+    p1[shared] = _seat_1_share(points, played, forced, shared, need)[shared]
+    out = np.zeros((NUM_CARDS, 3))
     out[:, 0] = np.where(allowed[0], p1, 0.0)
-    out[:, second] = np.where(other, 1.0 - p1, 0.0)
+    out[:, 1 if P == 3 else 2] = np.where(other, 1.0 - p1, 0.0)
+    return out
+
+
+def _seat_1_share(points, played, forced, shared, need) -> np.ndarray:
+    """``(36,)``: each ``shared`` card's probability of lying with seat 1 (the rest of its mass is
+    the other place's), by the declared ``points`` {seat: (count, value)} when there are ways to
+    hold them, else by the counts alone."""
+    if len(points) == 2 and (both := _both_points(points, played, forced, shared, need[1])) is not None:
+        return both
+    if points:
+        s = min(points)  # the opponent the sampler draws first
+        options = _point_options(points[s], played[s], forced[s], shared, need[s])
+        if options:
+            ps = np.zeros(NUM_CARDS)
+            for weight, (_, t, rest, more) in zip(_weights(options), options, strict=True):
+                ps[t] += weight
+                if len(rest):
+                    ps[rest] += weight * more / len(rest)
+            return np.clip(ps if s == 1 else 1.0 - ps, 0.0, 1.0)  # option sums may pass 1 by a rounding
+    return np.full(NUM_CARDS, min(max(need[1] / max(int(shared.sum()), 1), 0.0), 1.0))
+
+
+def _both_points(points, played, forced, shared, need) -> np.ndarray | None:
+    """Three players, both opponents declared a point they did not show: each shared card's
+    probability of lying with seat 1 under the sampler's draw, which draws seat 1's hand through
+    his point's ways (a hand counted once for each suit that holds his point) and keeps the draws
+    whose cards left hold seat 2's point in some suit (counted once).  ``None`` when no split of
+    the ``shared`` cards (seat 1 takes ``need`` of them) holds both points: the sampler refuses
+    the observation then.
+
+    Fixing seat 1's point to a set ``T`` of suit ``x`` and seat 2's to sets ``U_y`` of the suits
+    ``y`` of a set ``Y`` fixes every shared card of those suits; the other shared cards are split
+    uniformly.  "Seat 2 holds his point in some suit" is counted by inclusion and exclusion over
+    ``Y``, and the ways are counted by set sizes, not one by one."""
+    from itertools import combinations, product
+    from math import comb, prod
+
+    options = {s: _suit_options(points[s], played[s], forced[s], shared) for s in (1, 2)}
+    in_suit = [shared & SUIT_ONEHOT[x] for x in range(4)]
+    seconds = [_by_size(options[2][y]) for y in range(4)]
+    mass, total = np.zeros(NUM_CARDS), 0.0
+    for x in range(4):
+        own = _by_size(options[1][x])
+        other_rest = {frozenset(u) for u in options[2][x]}
+        suit_x = frozenset(np.flatnonzero(in_suit[x]).tolist())
+        # both points in suit x: seat 2 holds exactly the suit's shared cards seat 1 does not
+        agreeing = _by_size([t for t in options[1][x] if suit_x - set(t) in other_rest])
+        for r in range(1, 5):
+            sign = 1 if r % 2 else -1
+            for suits in combinations(range(4), r):
+                firsts = agreeing if x in suits else own
+                others = [y for y in suits if y != x]
+                if not firsts or not all(seconds[y] for y in others):
+                    continue
+                free = shared & ~in_suit[x]
+                for y in others:
+                    free = free & ~in_suit[y]
+                rest, n_free = np.flatnonzero(free), int(free.sum())
+                for a, (n1, held1) in firsts.items():
+                    for sizes in product(*(seconds[y].items() for y in others)):
+                        # seat 1 holds T, and every shared card of the suits y but U_y
+                        more = need - a - sum(int(in_suit[y].sum()) - b
+                                              for y, (b, _) in zip(others, sizes, strict=True))
+                        if not 0 <= more <= n_free:
+                            continue
+                        n2 = prod(n for _, (n, _) in sizes)
+                        w = sign * comb(n_free, more)
+                        total += w * n1 * n2
+                        mass += w * n2 * held1
+                        for y, (_, (n, held2)) in zip(others, sizes, strict=True):
+                            mass += w * n1 * (n2 // n) * (n * in_suit[y] - held2)
+                        mass[rest] += w * n1 * n2 * more / max(n_free, 1)
+    return mass / total if total > 0 else None
+
+
+def _by_size(sets: list[tuple[int, ...]]) -> dict[int, tuple[int, np.ndarray]]:
+    """Card sets grouped by size: ``{k: (how many sets of k cards, (36,) how many of them hold each card)}``."""
+    out: dict[int, tuple[int, np.ndarray]] = {}
+    for t in sets:
+        n, held = out.get(len(t), (0, np.zeros(NUM_CARDS, dtype=np.int64)))
+        held = held.copy()
+        held[list(t)] += 1
+        out[len(t)] = (n + 1, held)
     return out
 
 
