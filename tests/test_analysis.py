@@ -272,13 +272,17 @@ def test_a_belief_reads_only_the_acting_seats_observation():
         belief_at(net, record, 0, 1)
 
 
-def test_beliefs_without_a_model_for_the_rules_say_what_to_pass(tmp_path, capsys):
+def test_beliefs_without_a_model_for_the_rules_say_what_to_pass(tmp_path, capsys, monkeypatch):
+    from imperiale_agents import champions
     from imperiale_agents.search.belief_model import belief_archive_bytes
     from imperiale_env.core.observation import FEATURES
 
     record = one_deal_record(heuristic_deal("academie3", 2).game)
     path = tmp_path / "academie3.json"
     path.write_text(json.dumps(record))
+    assert main(["analyse", str(path), "--beliefs", "--samples", "1", "--horizon", "1"]) == 0  # shipped
+    assert "belief (player" in capsys.readouterr().out
+    monkeypatch.setattr(champions, "CHAMPIONS_DIR", tmp_path / "empty")  # an installation without one
     assert main(["analyse", str(path), "--beliefs"]) == 2
     assert "no belief model is shipped for academie3; pass --belief FILE" in capsys.readouterr().err
     academie = tmp_path / "academie-belief.npz"

@@ -219,8 +219,13 @@ def test_belief_spec_plays_legal_deals_through_eval(capsys):
     assert "pimc:2:belief" in capsys.readouterr().out
 
 
-def test_belief_spec_errors_say_what_is_missing():
-    with pytest.raises(AgentError, match="no shipped belief \\(presets with one: academie, foster, imperijal\\)"):
+def test_belief_spec_errors_say_what_is_missing(tmp_path, monkeypatch):
+    from imperiale_agents import champions
+
+    assert make_agent("pimc:4:belief", "academie3").name == "pimc:4:belief"  # every preset ships one
+    (tmp_path / "foster-belief.npz").write_bytes(shipped_belief_path("foster").read_bytes())
+    monkeypatch.setattr(champions, "CHAMPIONS_DIR", tmp_path)
+    with pytest.raises(AgentError, match="no shipped belief \\(presets with one: foster\\)"):
         make_agent("pimc:4:belief", "academie3")
     with pytest.raises(AgentError, match=r"\[:infer\|:voids\|:belief\]"):
         make_agent("pimc:4:belief:infer", "academie")

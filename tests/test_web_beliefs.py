@@ -47,11 +47,22 @@ def test_a_replays_belief_is_the_acting_players_and_bad_requests_say_why(client)
         ({"record": record, "deal": 3, "index": 0}, 400, "deals 0 to 0"),
         ({"record": record, "deal": "0", "index": 0}, 400, "deal must be an integer"),
         ({"deal": 0, "index": 0}, 400, "a belief request is {record, deal, index}"),
-        ({"record": _finished(client, 5, "academie3"), "deal": 0, "index": 0}, 404,
-         "no belief model is shipped for academie3"),
     ]:
         refused = client.post("/api/beliefs", json=body)
         assert refused.status_code == status and words in refused.json["error"]
+
+
+def test_a_preset_without_a_shipped_belief_is_a_404_that_says_so(client, tmp_path, monkeypatch):
+    """Every preset ships a belief now; an installation without one (here: an empty champions folder)
+    is told so instead of a heat map."""
+    from imperiale_agents import champions
+    from imperiale_web import beliefs
+
+    record = _finished(client, 5, "academie3")
+    monkeypatch.setattr(champions, "CHAMPIONS_DIR", tmp_path)
+    monkeypatch.setattr(beliefs, "_nets", {})
+    refused = client.post("/api/beliefs", json={"record": record, "deal": 0, "index": 0})
+    assert refused.status_code == 404 and "no belief model is shipped for academie3" in refused.json["error"]
 
 
 def test_a_running_game_gives_only_the_persons_own_belief(client):
