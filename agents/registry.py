@@ -20,6 +20,7 @@ Specs:
                             (the one before observation version 1; for comparisons)
 ``pimc:...:belief``         worlds resampled by the preset's shipped belief model
                             (:mod:`imperiale_agents.search.belief_model`)
+``pimc:...:fitted``         the same worlds matched to the belief's fitted marginals
 ``ismcts``, ``ismcts:N``    OpenSpiel's ISMCTS (:mod:`imperiale_agents.search.ismcts`; the ``openspiel`` extra):
                             ``N`` simulations a decision (100), random rollouts
 ``neural:PATH``             a trained policy: an exported policy (.npz) or a training checkpoint
@@ -97,16 +98,16 @@ def _pimc(arg, rules, spec, workers):
 
     samples, horizon, declarations, infer, knowledge = ((DEFAULT_SAMPLES, 12, "heuristic", False, "all")
                                                         if arg is None else _pimc_numbers(arg, spec))
-    belief = None
-    if knowledge == "belief":
+    belief, fitted = None, knowledge == "fitted"
+    if knowledge in ("belief", "fitted"):
         from imperiale_agents.search.belief_model import BeliefFileError, shipped_belief
 
-        knowledge = "all"
         try:
             belief = shipped_belief(rules.preset)
         except BeliefFileError as exc:
-            raise AgentError(f"bad agent {spec!r}: 'belief' draws worlds by the shipped belief model, and {exc}") \
-                from None
+            raise AgentError(f"bad agent {spec!r}: {knowledge!r} draws worlds by the shipped belief model, and "
+                             f"{exc}") from None
+        knowledge = "all"
     model = None
     if infer:
         if rules.players != 2:
@@ -118,7 +119,7 @@ def _pimc(arg, rules, spec, workers):
             raise AgentError(f"bad agent {spec!r}: 'infer' models the opponent with the shipped champion, "
                              f"and {exc}") from None
     return PIMCAgent(rules, samples=samples, workers=workers, horizon=horizon, declarations=declarations,
-                     infer=model, knowledge=knowledge, belief=belief)
+                     infer=model, knowledge=knowledge, belief=belief, fitted=fitted)
 
 
 def _ismcts(arg, rules, spec, workers):
@@ -156,7 +157,8 @@ def _champion(arg, rules, spec, workers):
 KINDS: dict[str, AgentKind] = {kind.name: kind for kind in (
     AgentKind("random", "random", False, True, _random),
     AgentKind("heuristic", "heuristic", False, True, _heuristic),
-    AgentKind("pimc", "pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer|:voids|:belief]", True, True, _pimc),
+    AgentKind("pimc", "pimc, pimc:N, pimc:N:K, pimc:N[:K][:search][:infer|:voids|:belief|:fitted]", True, True,
+              _pimc),
     AgentKind("ismcts", "ismcts, ismcts:N", True, True, _ismcts),
     AgentKind("neural", "neural:PATH", True, True, _neural),
     AgentKind("champion", "champion, champion:search", True, True, _champion),
@@ -266,20 +268,22 @@ def _load_source(source: str, spec: str):
 
 
 def _pimc_numbers(arg: str, spec: str) -> tuple[int, int, str, bool, str]:
-    """``N[:K][:search][:infer|:voids|:belief]`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES samples,
-    1 <= K <= 12 tricks, who answers the declarations (``search`` or the heuristic), whether the
-    worlds are weighed by the champion's likelihood of the opponent's plays (``infer``), and what
+    """``N[:K][:search][:infer|:voids|:belief|:fitted]`` of a ``pimc:`` spec: 1 <= N <= MAX_SAMPLES
+    samples, 1 <= K <= 12 tricks, who answers the declarations (``search`` or the heuristic), whether
+    the worlds are weighed by the champion's likelihood of the opponent's plays (``infer``), and what
     the sampler keeps out of the opponents' hands (``voids``: the voids alone, the sampler before
-    observation version 1) or how its worlds are resampled (``belief``: by the shipped belief model)."""
+    observation version 1) or how its worlds are resampled (``belief``: by the shipped belief model;
+    ``fitted``: by it, matched to its fitted marginals)."""
     parts = arg.split(":")
-    allowed = (f"pimc:N[:K][:search][:infer|:voids|:belief] takes N samples from 1 to {MAX_SAMPLES}, optionally "
-               f"K tricks searched from 1 to 12, 'search' for declarations decided by search, 'infer' for worlds "
-               f"weighed by the opponent's plays, 'voids' for the sampler that knows only the voids and 'belief' for "
-               f"worlds resampled by the belief model, e.g. pimc:16, pimc:16:9, pimc:16:search, pimc:16:infer, "
-               f"pimc:16:voids or pimc:16:belief (allowed agents: {AGENT_FORMS})")
+    allowed = (f"pimc:N[:K][:search][:infer|:voids|:belief|:fitted] takes N samples from 1 to {MAX_SAMPLES}, "
+               f"optionally K tricks searched from 1 to 12, 'search' for declarations decided by search, 'infer' for "
+               f"worlds weighed by the opponent's plays, 'voids' for the sampler that knows only the voids, 'belief' "
+               f"for worlds resampled by the belief model and 'fitted' for worlds that follow its fitted marginals, "
+               f"e.g. pimc:16, pimc:16:9, pimc:16:search, pimc:16:infer, pimc:16:voids, pimc:16:belief or "
+               f"pimc:16:fitted (allowed agents: {AGENT_FORMS})")
     last = parts[-1] if len(parts) > 1 else ""
-    infer, knowledge = last == "infer", last if last in ("voids", "belief") else "all"
-    if last in ("infer", "voids", "belief"):
+    infer, knowledge = last == "infer", last if last in ("voids", "belief", "fitted") else "all"
+    if last in ("infer", "voids", "belief", "fitted"):
         parts = parts[:-1]
     declarations = "heuristic"
     if len(parts) > 1 and parts[-1] == "search":

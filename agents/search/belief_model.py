@@ -161,15 +161,23 @@ class BeliefNet:
         return fit_to_counts(probs, allowed, place_counts(v)) if fitted else probs
 
     def worlds(self, rules: Rules, obs: np.ndarray, v: View, seed: int, samples: int,
-               candidates: int = CANDIDATES_PER_SAMPLE) -> np.ndarray:
+               candidates: int = CANDIDATES_PER_SAMPLE, fitted: bool = False) -> np.ndarray:
         """``samples`` worlds for the observation row ``obs`` (``v``: its view, one row): drawn from
         ``candidates * samples`` worlds of pimc's exact sampler by the weight the network's
         correction gives each (:func:`world_log_weights`).  The sampler's worlds follow its own
         marginal already, so only the correction weighs them: the resampled worlds then follow the
-        belief's probabilities, and each is a world the sampler drew."""
+        belief's probabilities, and each is a world the sampler drew.
+
+        ``fitted``: the weights are then moved, as little as can be, until the weighted candidates
+        put every card in each place with exactly the probability :meth:`probabilities` gives it
+        (:func:`match_marginals`), so the worlds solved follow the marginals the heat maps show."""
         rng = np.random.default_rng(seed)
         pool = sample_worlds(obs, rules, candidates * samples, rng)
-        log_w = world_log_weights(pool, self.correction(obs)[0], possible(v)[0], rules.players)
+        allowed = possible(v)[0]
+        log_w = world_log_weights(pool, self.correction(obs)[0], allowed, rules.players)
+        if fitted:
+            log_w = match_marginals(log_w, world_places(pool, rules.players),
+                                    self.probabilities(np.atleast_2d(obs), v)[0], allowed)
         return pool[resample(log_w, samples, rng)]
 
 
@@ -191,6 +199,59 @@ def world_log_weights(worlds: np.ndarray, logits: np.ndarray, allowed: np.ndarra
     place = world_places(worlds, players)
     picked = logits[np.arange(NUM_CARDS)[None, :], place]  # (n, 36)
     return np.where(uncertain[None, :], picked, 0.0).sum(axis=1)
+
+
+def match_marginals(log_w: np.ndarray, places: np.ndarray, target: np.ndarray, allowed: np.ndarray,
+                    steps: int = 50, tolerance: float = 1e-9) -> np.ndarray:
+    """The log weights ``log_w`` ``(n,)`` of ``n`` worlds (``places`` ``(n, 36)``, :func:`world_places`)
+    moved the least, in relative entropy, so that the weighted worlds put each card with a choice of
+    place (``allowed`` ``(36, 3)``) in its first place with the probability ``target`` ``(36, 3)`` gives.
+
+    Each such card has two places, so the weights are ``log_w + places_first @ lam``, one ``lam`` a
+    card, and ``lam`` solves the convex dual (the log of the weights' sum less ``lam . target``) by
+    Newton's method with a halving line search, to ``tolerance`` on every card.  A card the worlds
+    all place alike cannot be moved by any weight and is left out; if the worlds cannot meet every
+    target together, the weights are those of the steps (the start included) whose largest miss
+    was least, so the match is never further than the correction's own weights."""
+    uncertain = np.flatnonzero(allowed.sum(axis=-1) > 1)
+    first = np.argmax(allowed[uncertain], axis=-1)
+    x = (places[:, uncertain] == first[None, :]).astype(np.float64)  # (n, C): card in its first place
+    t = target[uncertain, first]
+    movable = x.min(axis=0) < x.max(axis=0)
+    x, t = x[:, movable], t[movable]
+    if not len(t):
+        return log_w
+
+    def dual(lam: np.ndarray) -> tuple[float, np.ndarray]:
+        z = log_w + x @ lam
+        top = z.max()
+        p = np.exp(z - top)
+        total = p.sum()
+        return float(top + np.log(total) - lam @ t), p / total
+
+    lam = np.zeros(len(t))
+    value, p = dual(lam)
+    best = (np.inf, lam)
+    for _ in range(steps):
+        mean = p @ x
+        gap = mean - t
+        best = min(best, (np.abs(gap).max(), lam), key=lambda b: b[0])
+        if best[0] < tolerance:
+            break
+        hessian = (x * p[:, None]).T @ x - np.outer(mean, mean) + 1e-12 * np.eye(len(t))
+        step = np.linalg.solve(hessian, gap)
+        size = 1.0
+        while size > 1e-6:
+            trial, trial_p = dual(lam - size * step)
+            if trial <= value:
+                break
+            size /= 2
+        else:
+            break
+        lam, value, p = lam - size * step, trial, trial_p
+    else:
+        best = min(best, (np.abs(p @ x - t).max(), lam), key=lambda b: b[0])
+    return log_w + x @ best[1]
 
 
 # --- files -------------------------------------------------------------------------------------

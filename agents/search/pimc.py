@@ -466,13 +466,15 @@ class PIMCAgent:
 
     ``belief``: a belief model (:class:`imperiale_agents.search.belief_model.BeliefNet`: its ``worlds(rules, obs, view,
     seed, samples)`` draws the worlds to solve from this module's sampler; spec ``pimc:N:belief``, the
-    preset's shipped belief).
+    preset's shipped belief).  ``fitted``: its worlds matched to the belief's fitted marginals (spec
+    ``pimc:N:fitted``).
     """
 
     def __init__(self, rules: Rules | str | dict | None = None, samples: int = DEFAULT_SAMPLES, workers: int = 1,
                  horizon: int = 12, threads: int = 1, solver: str = "compiled", declarations: str = "heuristic",
                  infer=None, candidates: int = play_likelihood.CANDIDATES_PER_SAMPLE,
-                 uniform_share: float = play_likelihood.UNIFORM_SHARE, knowledge: str = "all", belief=None):
+                 uniform_share: float = play_likelihood.UNIFORM_SHARE, knowledge: str = "all", belief=None,
+                 fitted: bool = False):
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r} (allowed: {', '.join(SOLVERS)})")
         if declarations not in DECLARATIONS:
@@ -483,6 +485,8 @@ class PIMCAgent:
             raise ValueError("the voids-only sampler (knowledge='voids') does not weigh worlds (infer)")
         if belief is not None and (infer is not None or knowledge != "all"):
             raise ValueError("worlds drawn by a belief (belief) take the full sampler and no opponent model (infer)")
+        if fitted and belief is None:
+            raise ValueError("worlds that follow the belief's marginals (fitted) need a belief")
         if int(threads) < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         self.rules = resolve_rules(rules)
@@ -490,7 +494,7 @@ class PIMCAgent:
             raise ValueError(f"weighing worlds by the opponent's plays (infer) needs two players; "
                              f"{self.rules.name} has {self.rules.players}")
         self.infer = infer
-        self.belief = belief
+        self.belief, self.fitted = belief, bool(fitted)
         self.candidates, self.uniform_share = int(candidates), float(uniform_share)
         self.samples = int(samples)
         self.workers = int(workers)
@@ -501,7 +505,8 @@ class PIMCAgent:
         self.knowledge = knowledge
         self.name = (f"pimc:{self.samples}" + (f":{self.horizon}" if self.horizon < 12 else "")
                      + (":search" if declarations == "search" else "") + (":infer" if infer is not None else "")
-                     + (":voids" if knowledge == "voids" else "") + (":belief" if belief is not None else ""))
+                     + (":voids" if knowledge == "voids" else "")
+                     + ((":fitted" if fitted else ":belief") if belief is not None else ""))
         self.heuristic = HeuristicAgent(self.rules)
         self._searches = LazyPool(self.workers, "pimc searches")
 
@@ -543,7 +548,7 @@ class PIMCAgent:
                 worlds = weighted_worlds(self.rules, obs[r], row, int(s), self.samples, self.infer,
                                          self.candidates, self.uniform_share)
             elif self.belief is not None:
-                worlds = self.belief.worlds(self.rules, obs[r], row, int(s), self.samples)
+                worlds = self.belief.worlds(self.rules, obs[r], row, int(s), self.samples, fitted=self.fitted)
             elif self.knowledge != "all":  # drawn here with the job's seed, as search_row would
                 worlds = _sample(row, self.rules, self.samples, np.random.default_rng(int(s)), knowledge=self.knowledge)
             else:
