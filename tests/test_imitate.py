@@ -272,3 +272,33 @@ def test_a_missing_imitation_player_is_refused_before_the_run_folder_is_made(tmp
     with pytest.raises(ConfigError, match="imitation_player: neural:/no/such.pt: no such checkpoint"):
         train(cfg)
     assert not run_dir.exists()
+
+
+def test_belief_labels_are_pimc_belief_searches_the_same_whatever_the_worker_count(tmp_path, monkeypatch):
+    """``imitation_belief``: the searches solve the worlds the shipped belief resamples (so the labels
+    differ from plain pimc's), the same labels on one worker or two; the key runs through ``train`` and
+    is refused, before any work, for rules without a shipped belief or beside ``imitation_infer``."""
+    from imperiale_agents import champions
+    from imperiale_agents.search.belief_model import shipped_belief
+
+    rules = make_rules("academie")
+    belief = shipped_belief("academie")
+    runs = []
+    for workers, weigh in ((1, belief), (2, belief), (1, None)):
+        with SearchPool(workers) as pool:
+            runs.append(label_deals(rules, 3, np.random.default_rng(1), pool, samples=2, belief=weigh))
+    a, b, plain = runs
+    assert len(a) > 30
+    for name in ("obs", "mask", "action", "ret"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert np.array_equal(a.values, b.values, equal_nan=True)
+    n = min(len(a), len(plain))
+    assert not np.array_equal(a.values[:n], plain.values[:n], equal_nan=True)
+    result = train(make_config(None, {**TINY, "run_dir": str(tmp_path / "run"), "imitation_belief": True,
+                                      "imitation_rounds": 1, "iterations": 1}))
+    assert load_checkpoint(result["checkpoint"])["imitation_round"] == 1
+    with pytest.raises(ConfigError, match="imitation_belief.*one way to weigh"):
+        make_config(None, {"imitation_rounds": 1, "imitation_belief": True, "imitation_infer": True})
+    monkeypatch.setattr(champions, "CHAMPIONS_DIR", tmp_path)  # an installation without a belief
+    with pytest.raises(ConfigError, match="imitation_belief=True .*false for academie: no belief model is shipped"):
+        make_config(None, {"imitation_rounds": 1, "imitation_belief": True})

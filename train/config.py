@@ -84,6 +84,8 @@ class TrainConfig:
                                  "with pimc: pimc's values label the player's positions, as DAgger does)")
     imitation_infer: bool = _key(False, "label with pimc:N:infer: worlds weighed by how likely the shipped champion "
                                  "finds the opponent's plays (two-player presets with a champion)")
+    imitation_belief: bool = _key(False, "label with pimc:N:belief: worlds resampled by the preset's shipped belief "
+                                  "model (presets with one)")
     imitation_workers: int = _key(0, "processes solving the labels; 0: every core this process may use (same labels "
                                   "whatever the count)", 0, 1024)
     # Opponents: fixed agents, then the pool of past snapshots.
@@ -188,6 +190,13 @@ class TrainConfig:
             need(self.rules in champion_presets() and self.make_rules().players == 2, "imitation_infer",
                  f"false for {self.rules}: it needs two players and a shipped champion "
                  f"(presets with one: {', '.join(champion_presets()) or 'none'})")
+        if self.imitation_belief and self.imitation_rounds:
+            from imperiale_agents.search.belief_model import shipped_belief_path
+
+            need(shipped_belief_path(self.make_rules().preset).is_file(), "imitation_belief",
+                 f"false for {self.rules}: no belief model is shipped for it")
+            need(not self.imitation_infer, "imitation_belief", "false with imitation_infer=true (one way to weigh "
+                 "the worlds)")
         if self.target_imperiales:
             from imperiale_env.core.rules import RulesError
 

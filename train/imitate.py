@@ -129,12 +129,14 @@ class SearchPool:
 
 def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: SearchPool, *, samples: int,
                 single_deal: bool = True, perfect: bool = False, reward_scale: float = 1.0, infer=None,
-                bar=None, double_dummy: bool = False, player=None) -> Labels:
+                belief=None, bar=None, double_dummy: bool = False, player=None) -> Labels:
     """Play ``games`` games (deals with ``single_deal``) side by side, ``pimc:samples`` at the cards
     and the heuristic at the declarations, and label every decision that had a choice (the module
     docstring says how).  ``infer``: an opponent model; then the searches are ``pimc:samples:infer``'s,
     on worlds weighed by the model's likelihood of the opponent's plays
-    (:mod:`imperiale_agents.search.play_likelihood`).
+    (:mod:`imperiale_agents.search.play_likelihood`).  ``belief``: a belief model; then they are
+    ``pimc:samples:belief``'s, on worlds resampled by it
+    (:meth:`~imperiale_agents.search.belief_model.BeliefNet.worlds`).
     ``double_dummy``: the card values kept are those of the true deal, solved exactly, instead of
     pimc's means (pimc still plays, so the deals are the same as without it).
     ``player``: an agent that plays the cards instead of pimc, whose values still label them: with
@@ -142,7 +144,7 @@ def label_deals(rules: Rules, games: int, rng: np.random.Generator, pool: Search
     ``bar``: a progress bar advanced by one per game that ends."""
     bg = BatchGame(rules, games, single_deal=single_deal)
     bg.reset(int(rng.integers(2**63)))
-    labeller = _Labeller(bg, rng, pool, samples, perfect, infer, bar, double_dummy, player)
+    labeller = _Labeller(bg, rng, pool, samples, perfect, infer, bar, double_dummy, player, belief)
     drive(bg, labeller.choose, record=labeller.record, settle=labeller.settle)
     if not labeller.parts:
         return Labels.empty(perfect)
@@ -157,12 +159,12 @@ class _Labeller:
     each game's rewards when it ends."""
 
     def __init__(self, bg: BatchGame, rng: np.random.Generator, pool: SearchPool, samples: int, perfect: bool,
-                 infer, bar, double_dummy: bool = False, player=None):
+                 infer, bar, double_dummy: bool = False, player=None, belief=None):
         from imperiale_agents.policies.heuristic import HeuristicAgent
 
         self.bg, self.rng, self.pool, self.samples, self.perfect, self.infer, self.bar = (
             bg, rng, pool, samples, perfect, infer, bar)
-        self.double_dummy, self.player = double_dummy, player
+        self.double_dummy, self.player, self.belief = double_dummy, player, belief
         self.heuristic = HeuristicAgent(bg.rules)
         self.rewards_of = np.zeros((bg.n, bg.players), dtype=np.float32)
         self.parts: list[tuple] = []  # per step: obs, mask, hidden, values, action, game, seat
@@ -172,7 +174,7 @@ class _Labeller:
         """The heuristic's answers, and the card of ``pimc`` (or of the player) where there is a card
         to choose, its values kept (pimc's means, or the true deal's)."""
         from imperiale_agents.observation_view import decode
-        from imperiale_agents.search.pimc import search_job, weighted_worlds
+        from imperiale_agents.search.pimc import search_job
 
         rules, rng = self.bg.rules, self.rng
         live = np.flatnonzero(turn.live)
@@ -184,9 +186,7 @@ class _Labeller:
         jobs = []
         if self.player is None or not self.double_dummy:  # pimc searches: to play, or for the labels
             seeds = rng.integers(0, 2**63, size=len(cards))
-            jobs = [search_job(obs[r : r + 1], mask[r], rules, self.samples, int(s), worlds=None if self.infer is None
-                               else weighted_worlds(rules, obs[r], decode(obs[r : r + 1]), int(s), self.samples,
-                                                    self.infer))
+            jobs = [search_job(obs[r : r + 1], mask[r], rules, self.samples, int(s), worlds=self.worlds(obs, r, int(s)))
                     for r, s in zip(cards, seeds, strict=True)]
         if self.double_dummy:  # one job a card more: the true deal, solved exactly (draws nothing from rng)
             jobs += [search_job(obs[r : r + 1], mask[r], rules, 1, 0, worlds=true_world(self.bg, live[r],
@@ -203,6 +203,18 @@ class _Labeller:
         full = np.zeros(self.bg.n, dtype=np.int64)
         full[live] = action
         return full
+
+    def worlds(self, obs: np.ndarray, r: int, seed: int) -> np.ndarray | None:
+        """The worlds the search of row ``r`` solves when they are weighed (``infer``, ``belief``); ``None``:
+        the search draws its own, uniform among the consistent ones."""
+        from imperiale_agents.observation_view import decode
+        from imperiale_agents.search.pimc import weighted_worlds
+
+        if self.infer is not None:
+            return weighted_worlds(self.bg.rules, obs[r], decode(obs[r : r + 1]), seed, self.samples, self.infer)
+        if self.belief is not None:
+            return self.belief.worlds(self.bg.rules, obs[r], decode(obs[r : r + 1]), seed, self.samples)
+        return None
 
     def record(self, turn: Turn, actions: np.ndarray) -> None:
         """Keep the live decisions that had a choice (the other hands too, for the perfect critic)."""

@@ -471,23 +471,25 @@ class _Run:
         if self.imitation_round >= cfg.imitation_rounds:
             return
         from imperiale_agents.base import make_agent
+        from imperiale_agents.search.belief_model import shipped_belief
 
         infer = make_agent("champion", self.rules) if cfg.imitation_infer else None
+        belief = shipped_belief(self.rules.preset) if cfg.imitation_belief else None
         player = None if cfg.imitation_player == "pimc" else make_agent(cfg.imitation_player, self.rules)
         with _closing(SearchPool(worker_count(cfg.imitation_workers))) as search_pool:
             while self.imitation_round < cfg.imitation_rounds:
                 if stop_after is not None and self.done_here >= stop_after:
                     break
-                self.imitation_step(search_pool, infer, player)
+                self.imitation_step(search_pool, infer, belief, player)
         if cfg.imitation_rounds and self.iteration == 0 and self.imitation_round == cfg.imitation_rounds:
             # PPO starts from the imitated weights with fresh moments: the imitation's are of another loss.
             self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.lr, eps=1e-5)
 
-    def imitation_step(self, search_pool: SearchPool, infer, player) -> None:
+    def imitation_step(self, search_pool: SearchPool, infer, belief, player) -> None:
         cfg = self.cfg
         self.optimizer.param_groups[0]["lr"] = cfg.imitation_lr
         t0 = time.perf_counter()
-        new = self.label_round(search_pool, infer, player)
+        new = self.label_round(search_pool, infer, belief, player)
         t1 = time.perf_counter()
         grown = self.labels.concat(new)
         save_labels(self.run_dir / LABELS_NAME, grown.to_dict())
@@ -510,7 +512,7 @@ class _Run:
         if self.imitation_round == cfg.imitation_rounds:  # the imitated policy, kept to compare with the end
             save_checkpoint(self.run_dir / IMITATED_NAME, self.good)
 
-    def label_round(self, search_pool: SearchPool, infer, player) -> Labels:
+    def label_round(self, search_pool: SearchPool, infer, belief, player) -> Labels:
         cfg = self.cfg
         round_bar = None
         if cfg.progress:
@@ -523,7 +525,7 @@ class _Run:
             return label_deals(self.rules, cfg.imitation_games, self.rng, search_pool,
                                samples=cfg.imitation_samples, single_deal=cfg.single_deal,
                                perfect=cfg.critic == "perfect", reward_scale=cfg.reward_scale, infer=infer,
-                               bar=round_bar, double_dummy=cfg.imitation_labels == "dd", player=player)
+                               belief=belief, bar=round_bar, double_dummy=cfg.imitation_labels == "dd", player=player)
         finally:
             if round_bar is not None:
                 round_bar.close()
