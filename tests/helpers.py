@@ -267,3 +267,23 @@ def load_recipe(name: str):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def check_weighed_labels(rules: Any, **weigh: Any) -> None:
+    """Imitation labels from searches on weighed worlds (``infer=MODEL`` or ``belief=NET``): the same on
+    one worker or two, and other card values than plain pimc's somewhere (the worlds are other worlds)."""
+    import numpy as np
+
+    from imperiale_train.imitate import SearchPool, label_deals
+
+    runs = []
+    for workers, weighed in ((1, True), (2, True), (1, False)):
+        with SearchPool(workers) as pool:
+            runs.append(label_deals(rules, 3, np.random.default_rng(1), pool, samples=2, **(weigh if weighed else {})))
+    a, b, plain = runs
+    assert len(a) > 30
+    for name in ("obs", "mask", "action", "ret"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert np.array_equal(a.values, b.values, equal_nan=True)
+    n = min(len(a), len(plain))
+    assert not np.array_equal(a.values[:n], plain.values[:n], equal_nan=True)

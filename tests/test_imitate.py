@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import check_weighed_labels
 
 torch = pytest.importorskip("torch")
 
@@ -281,19 +282,7 @@ def test_belief_labels_are_pimc_belief_searches_the_same_whatever_the_worker_cou
     from imperiale_agents import champions
     from imperiale_agents.search.belief_model import shipped_belief
 
-    rules = make_rules("academie")
-    belief = shipped_belief("academie")
-    runs = []
-    for workers, weigh in ((1, belief), (2, belief), (1, None)):
-        with SearchPool(workers) as pool:
-            runs.append(label_deals(rules, 3, np.random.default_rng(1), pool, samples=2, belief=weigh))
-    a, b, plain = runs
-    assert len(a) > 30
-    for name in ("obs", "mask", "action", "ret"):
-        assert np.array_equal(getattr(a, name), getattr(b, name)), name
-    assert np.array_equal(a.values, b.values, equal_nan=True)
-    n = min(len(a), len(plain))
-    assert not np.array_equal(a.values[:n], plain.values[:n], equal_nan=True)
+    check_weighed_labels(make_rules("academie"), belief=shipped_belief("academie"))
     result = train(make_config(None, {**TINY, "run_dir": str(tmp_path / "run"), "imitation_belief": True,
                                       "imitation_rounds": 1, "iterations": 1}))
     assert load_checkpoint(result["checkpoint"])["imitation_round"] == 1

@@ -9,6 +9,7 @@ import shutil
 
 import numpy as np
 import pytest
+from helpers import check_weighed_labels
 
 from imperiale_agents import champions
 from imperiale_agents.base import AgentError, make_agent
@@ -171,22 +172,7 @@ def test_infer_needs_two_players():
 
 def test_imitation_labels_with_infer_are_the_same_whatever_the_worker_count():
     pytest.importorskip("torch")
-    from imperiale_train.imitate import SearchPool, label_deals
-
-    rules = make_rules("academie")
-    model = make_agent("champion", rules)
-    runs = []
-    for workers, infer in ((1, model), (2, model), (1, None)):
-        with SearchPool(workers) as pool:
-            runs.append(label_deals(rules, 3, np.random.default_rng(1), pool, samples=2, infer=infer))
-    a, b, plain = runs
-    assert len(a) > 30
-    for name in ("obs", "mask", "action", "ret"):
-        assert np.array_equal(getattr(a, name), getattr(b, name)), name
-    assert np.array_equal(a.values, b.values, equal_nan=True)
-    # The weighted worlds are other worlds: some card values differ from plain pimc's.
-    n = min(len(a), len(plain))
-    assert not np.array_equal(a.values[:n], plain.values[:n], equal_nan=True)
+    check_weighed_labels(make_rules("academie"), infer=make_agent("champion", "academie"))
 
 
 @pytest.fixture
