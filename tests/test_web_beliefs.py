@@ -139,3 +139,35 @@ def test_the_replay_shows_the_heat_map_with_its_legend(tmp_path):
         assert page.locator("#play-beliefs .belief-grid caption").all_inner_texts() == ["heuristic's hand",
                                                                                         "the talon"]
         expect(page.locator("#play-beliefs #belief-legend")).to_be_visible()
+
+
+def test_three_players_replay_shows_both_other_hands_each_adding_up(tmp_path):
+    """academie3 ships a belief now: the replay's heat map has one grid for each other hand (no talon),
+    every unseen card's two probabilities add up to 1, and each grid's to the cards that hand holds."""
+    record = _finished(create_app(tmp_path).test_client(), 7, "academie3")
+    path = tmp_path / "deal3.json"
+    path.write_text(json.dumps(record))
+    with served_page(tmp_path) as (page, url):
+        page.goto(url)
+        page.click("#tab-replay")
+        page.set_input_files("#record-file", str(path))
+        expect(page.locator("#belief-map")).to_be_visible()
+        for _ in range(12):  # into the play, past the declarations
+            with page.expect_response(re.compile(r"/api/beliefs$")):
+                page.click("#forward")
+        acting = record["deals"][0]["actions"][12]["player"]
+        expect(page.locator("#belief-map")).to_have_attribute("data-player", str(acting))
+        grids = page.locator(".belief-grid")
+        assert grids.count() == 2
+        assert [grids.nth(k).get_attribute("data-place") for k in range(2)] == [str((acting + 1) % 3),
+                                                                                 str((acting + 2) % 3)]
+        cells = [{c.get_attribute("data-card"): float(c.get_attribute("data-p"))
+                  for c in grids.nth(k).locator(".belief-cell:not(.known)").all()} for k in range(2)]
+        assert cells[0].keys() == cells[1].keys() and len(cells[0]) > 8
+        assert all(cells[0][c] + cells[1][c] == pytest.approx(1, abs=1e-6) for c in cells[0])
+        played = [a for a in record["deals"][0]["actions"][:12] if a.get("card")]
+        for k, grid in enumerate(cells):
+            seat = (acting + 1 + k) % 3
+            holds = 12 - sum(1 for a in played if a["player"] == seat)
+            assert sum(grid.values()) <= holds + 1e-6
+            assert sum(grid.values()) == pytest.approx(round(sum(grid.values())), abs=1e-3)
