@@ -280,7 +280,7 @@ def test_belief_spec_errors_say_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setattr(champions, "CHAMPIONS_DIR", tmp_path)
     with pytest.raises(AgentError, match="no shipped belief \\(presets with one: foster\\)"):
         make_agent("pimc:4:belief", "academie3")
-    with pytest.raises(AgentError, match=r"\[:infer\|:voids\|:belief\]"):
+    with pytest.raises(AgentError, match=r"\[:infer\|:voids\|:belief\|:fitted\]"):
         make_agent("pimc:4:belief:infer", "academie")
 
 
