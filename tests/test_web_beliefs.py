@@ -27,6 +27,20 @@ def _finished(client, seed: int, preset: str = "academie") -> dict:
     return record
 
 
+def _replay_to(page, url: str, record: dict, tmp_path, steps: int) -> None:
+    """Open ``record`` on the replay tab and step ``steps`` actions forward, each step waiting for
+    the heat map's answer, so that the page shows the belief of the player acting next."""
+    path = tmp_path / "replayed.json"
+    path.write_text(json.dumps(record))
+    page.goto(url)
+    page.click("#tab-replay")
+    page.set_input_files("#record-file", str(path))
+    expect(page.locator("#belief-map")).to_be_visible()
+    for _ in range(steps):
+        with page.expect_response(re.compile(r"/api/beliefs$")):
+            page.click("#forward")
+
+
 @pytest.fixture
 def client(tmp_path):
     return create_app(tmp_path).test_client()
@@ -98,16 +112,8 @@ def test_a_running_game_gives_only_the_persons_own_belief(client):
 
 def test_the_replay_shows_the_heat_map_with_its_legend(tmp_path):
     record = _finished(create_app(tmp_path).test_client(), 31)
-    path = tmp_path / "deal.json"
-    path.write_text(json.dumps(record))
     with served_page(tmp_path) as (page, url):
-        page.goto(url)
-        page.click("#tab-replay")
-        page.set_input_files("#record-file", str(path))
-        expect(page.locator("#belief-map")).to_be_visible()
-        for _ in range(8):
-            with page.expect_response(re.compile(r"/api/beliefs$")):
-                page.click("#forward")
+        _replay_to(page, url, record, tmp_path, 8)
         acting = record["deals"][0]["actions"][8]["player"]
         expect(page.locator("#belief-map")).to_have_attribute("data-player", str(acting))
         assert page.locator(".belief-grid").count() == 2  # the other hand and the talon
@@ -145,16 +151,8 @@ def test_three_players_replay_shows_both_other_hands_each_adding_up(tmp_path):
     """academie3 ships a belief now: the replay's heat map has one grid for each other hand (no talon),
     every unseen card's two probabilities add up to 1, and each grid's to the cards that hand holds."""
     record = _finished(create_app(tmp_path).test_client(), 7, "academie3")
-    path = tmp_path / "deal3.json"
-    path.write_text(json.dumps(record))
     with served_page(tmp_path) as (page, url):
-        page.goto(url)
-        page.click("#tab-replay")
-        page.set_input_files("#record-file", str(path))
-        expect(page.locator("#belief-map")).to_be_visible()
-        for _ in range(12):  # into the play, past the declarations
-            with page.expect_response(re.compile(r"/api/beliefs$")):
-                page.click("#forward")
+        _replay_to(page, url, record, tmp_path, 12)  # into the play, past the declarations
         acting = record["deals"][0]["actions"][12]["player"]
         expect(page.locator("#belief-map")).to_have_attribute("data-player", str(acting))
         grids = page.locator(".belief-grid")
