@@ -13,7 +13,7 @@ from imperiale_env.core.rules import make_rules  # noqa: E402
 from imperiale_env.kernels.features import policy_features  # noqa: E402
 from imperiale_train.checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
 from imperiale_train.config import ConfigError, TrainConfig, make_config  # noqa: E402
-from imperiale_train.model import ActorCritic, masked_logits, sample_actions  # noqa: E402
+from imperiale_train.model import MASK_VALUE, ActorCritic, masked_logits, sample_actions  # noqa: E402
 from imperiale_train.rollout import OpponentPool, SelfPlayRollout  # noqa: E402
 from imperiale_train.run import train  # noqa: E402
 
@@ -116,6 +116,30 @@ def test_rewards_are_credited_to_each_seats_last_transition():
     # Zero-sum: a finished two-player deal credits opposite rewards to the two seats.
     assert abs(ro.rewards.sum()) < 1e-4
     assert stats["rollout/episodes"] > 0 and len(batch) == T * n
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_the_pool_plays_each_row_under_its_own_snapshot(activation):
+    """The pool's one batched pass (snapshots stacked, rows grouped and padded) gives each row the
+    logits its own snapshot's network gives it, after evictions and a reload from a checkpoint."""
+    from imperiale_train.model import FEATURE_SIZE, Policy
+
+    torch.manual_seed(3)
+    nets = [Policy((16, 8), activation) for _ in range(5)]
+    pool = OpponentPool(3, (16, 8), activation, torch.device("cpu"))
+    for i, net in enumerate(nets):
+        pool.add(net, i)
+    assert pool.ids.tolist() == [2, 3, 4]
+    reloaded = OpponentPool(3, (16, 8), activation, torch.device("cpu"))
+    reloaded.load_state_dict(pool.state_dict())
+    ids = np.array([4, 2, 2, 3, 4, 4, 2])
+    x = torch.rand(len(ids), FEATURE_SIZE)
+    mask = torch.rand(len(ids), 43) > 0.5
+    with torch.no_grad():
+        want = torch.cat([nets[i](x[j:j + 1], mask[j:j + 1]) for j, i in enumerate(ids)])
+    for p in (pool, reloaded):
+        got = p.logits(ids, x, mask)
+        assert torch.allclose(got, want, atol=1e-5) and torch.equal(got == MASK_VALUE, ~mask)
 
 
 def test_bad_configs_fail_clearly(tmp_path):

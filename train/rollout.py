@@ -24,6 +24,7 @@ from functools import partial
 
 import numpy as np
 import torch
+from torch import nn
 
 from imperiale_agents.base import make_agent
 from imperiale_agents.driver import Turn, act_by, checked_actions, drive
@@ -34,7 +35,7 @@ from imperiale_env.core.rules import Rules
 from imperiale_env.kernels.features import policy_features
 from imperiale_train.config import TrainConfig
 from imperiale_train.mirror import MirroredDeals
-from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, sample_actions
+from imperiale_train.model import HIDDEN_HANDS_SIZE, ActorCritic, Policy, masked_logits, sample_actions
 
 NUM_ACTIONS = 43
 #: ``SelfPlayRollout.opponent`` codes besides pool entry ids (>= 0): the current policy, and
@@ -87,13 +88,19 @@ def as_arrays(obj):
 
 
 class OpponentPool:
-    """The last ``size`` policy snapshots (actor weights), each with a stable id."""
+    """The last ``size`` policy snapshots (actor weights), each with a stable id.
+
+    The rollout asks for a few rows under each of up to ``size`` snapshots at every step; one
+    forward call per snapshot on a handful of rows costs its overhead eight times a step (a fifth
+    of a default run once the pool is full), so :meth:`logits` runs them all at once: the
+    snapshots' layers stacked, the rows grouped by snapshot and padded, one batched matrix
+    product a layer."""
 
     def __init__(self, size: int, hidden: tuple[int, ...], activation: str, device: torch.device):
         self.size, self.hidden, self.activation, self.device = size, tuple(hidden), activation, device
         self.entries: list[tuple[int, int, dict[str, torch.Tensor]]] = []  # (id, iteration, actor state)
         self.next_id = 0
-        self._nets: dict[int, Policy] = {}
+        self._stack: tuple[dict[int, int], list[tuple[torch.Tensor, torch.Tensor]]] | None = None
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -107,17 +114,39 @@ class OpponentPool:
         self.entries.append((self.next_id, iteration, state))
         self.next_id += 1
         while len(self.entries) > self.size:
-            old = self.entries.pop(0)
-            self._nets.pop(old[0], None)
+            self.entries.pop(0)
+        self._stack = None
 
-    def net(self, entry_id: int) -> Policy:
-        if entry_id not in self._nets:
-            state = next(e[2] for e in self.entries if e[0] == entry_id)
-            net = Policy(self.hidden, self.activation).to(self.device)
-            net.load_state_dict(state)
-            net.eval()
-            self._nets[entry_id] = net
-        return self._nets[entry_id]
+    def _stacked(self) -> tuple[dict[int, int], list[tuple[torch.Tensor, torch.Tensor]]]:
+        """Each entry id's place in the stack, and each linear layer of :class:`Policy` as
+        ``(K, in, out)`` weights and ``(K, 1, out)`` biases over the K snapshots."""
+        if self._stack is None:
+            layers = [i for i, m in enumerate(Policy(self.hidden, self.activation).net) if isinstance(m, nn.Linear)]
+            stack = [(torch.stack([e[2][f"net.{i}.weight"].t() for e in self.entries]).to(self.device),
+                      torch.stack([e[2][f"net.{i}.bias"][None] for e in self.entries]).to(self.device))
+                     for i in layers]
+            self._stack = ({e[0]: k for k, e in enumerate(self.entries)}, stack)
+        return self._stack
+
+    @torch.no_grad()
+    def logits(self, entry_ids: np.ndarray, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The masked logits of feature rows ``x``, row ``i`` under snapshot ``entry_ids[i]``."""
+        place, stack = self._stacked()
+        k = np.array([place[int(i)] for i in entry_ids], dtype=np.int64)
+        order = np.argsort(k, kind="stable")
+        counts = np.bincount(k, minlength=len(place))
+        pos = np.arange(len(k)) - np.repeat(np.cumsum(counts) - counts, counts)  # place within its group
+        ks, ps = torch.from_numpy(k[order]).to(self.device), torch.from_numpy(pos).to(self.device)
+        h = x.new_zeros((len(place), int(counts.max()), x.shape[1]))
+        h[ks, ps] = x[torch.from_numpy(order).to(self.device)]
+        act = {"relu": torch.relu, "tanh": torch.tanh}[self.activation]
+        for j, (w, b) in enumerate(stack):
+            h = torch.baddbmm(b, h, w)
+            if j < len(stack) - 1:
+                h = act(h)
+        out = torch.empty((len(k), h.shape[2]), dtype=h.dtype, device=h.device)
+        out[torch.from_numpy(order).to(self.device)] = h[ks, ps]
+        return masked_logits(out, mask)
 
     def state_dict(self) -> dict:
         return {"next_id": self.next_id,
@@ -126,7 +155,7 @@ class OpponentPool:
     def load_state_dict(self, state: dict) -> None:
         self.next_id = int(state["next_id"])
         self.entries = [(int(e["id"]), int(e["iteration"]), e["actor"]) for e in state["entries"]]
-        self._nets = {}
+        self._stack = None
 
 
 @dataclass
@@ -375,10 +404,8 @@ class SelfPlayRollout:
         by_pool = other & (self.opponent >= 0)
         by_fixed = other & (self.opponent <= FIXED)
         if by_pool.any():
-            for pid in np.unique(self.opponent[by_pool]):
-                rows = np.flatnonzero(by_pool & (self.opponent == pid))
-                rows_t = torch.from_numpy(rows).to(dev)
-                logits[rows_t] = run.pool.net(int(pid))(x[rows_t], mask_t[rows_t])
+            rows_t = torch.from_numpy(np.flatnonzero(by_pool)).to(dev)
+            logits[rows_t] = run.pool.logits(self.opponent[by_pool], x[rows_t], mask_t[rows_t])
         self.seconds["features"] += made - start
         self.seconds["forward"] += time.perf_counter() - made
         a = sample_actions(logits.cpu().numpy(), run.rng)
