@@ -100,7 +100,7 @@ class OpponentPool:
         self.size, self.hidden, self.activation, self.device = size, tuple(hidden), activation, device
         self.entries: list[tuple[int, int, dict[str, torch.Tensor]]] = []  # (id, iteration, actor state)
         self.next_id = 0
-        self._stack: tuple[dict[int, int], list[tuple[torch.Tensor, torch.Tensor]]] | None = None
+        self._stack: list[tuple[torch.Tensor, torch.Tensor]] | None = None
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -117,27 +117,30 @@ class OpponentPool:
             self.entries.pop(0)
         self._stack = None
 
-    def _stacked(self) -> tuple[dict[int, int], list[tuple[torch.Tensor, torch.Tensor]]]:
-        """Each entry id's place in the stack, and each linear layer of :class:`Policy` as
-        ``(K, in, out)`` weights and ``(K, 1, out)`` biases over the K snapshots."""
+    def _stacked(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """Each linear layer of :class:`Policy` as ``(K, in, out)`` weights and ``(K, 1, out)``
+        biases over the K snapshots, in the order of :attr:`entries`."""
         if self._stack is None:
             layers = [i for i, m in enumerate(Policy(self.hidden, self.activation).net) if isinstance(m, nn.Linear)]
             stack = [(torch.stack([e[2][f"net.{i}.weight"].t() for e in self.entries]).to(self.device),
                       torch.stack([e[2][f"net.{i}.bias"][None] for e in self.entries]).to(self.device))
                      for i in layers]
-            self._stack = ({e[0]: k for k, e in enumerate(self.entries)}, stack)
+            self._stack = stack
         return self._stack
 
     @torch.no_grad()
     def logits(self, entry_ids: np.ndarray, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The masked logits of feature rows ``x``, row ``i`` under snapshot ``entry_ids[i]``."""
-        place, stack = self._stacked()
-        k = np.array([place[int(i)] for i in entry_ids], dtype=np.int64)
+        stack, ids = self._stacked(), self.ids
+        k = np.searchsorted(ids, entry_ids)  # ids grow as snapshots are added, so they are sorted
+        if not np.array_equal(ids[np.minimum(k, len(ids) - 1)], entry_ids):
+            raise KeyError(f"snapshot ids {sorted(set(entry_ids.tolist()) - set(ids.tolist()))} are not in the pool "
+                           f"(it holds {ids.tolist()})")
         order = np.argsort(k, kind="stable")
-        counts = np.bincount(k, minlength=len(place))
+        counts = np.bincount(k, minlength=len(ids))
         pos = np.arange(len(k)) - np.repeat(np.cumsum(counts) - counts, counts)  # place within its group
         ks, ps = torch.from_numpy(k[order]).to(self.device), torch.from_numpy(pos).to(self.device)
-        h = x.new_zeros((len(place), int(counts.max()), x.shape[1]))
+        h = x.new_zeros((len(ids), int(counts.max()), x.shape[1]))
         h[ks, ps] = x[torch.from_numpy(order).to(self.device)]
         act = {"relu": torch.relu, "tanh": torch.tanh}[self.activation]
         for j, (w, b) in enumerate(stack):
