@@ -49,6 +49,27 @@ def test_games_against_a_fixed_agent_are_its_moves_and_train_only_the_learner(tm
     assert stats["rollout/opponent_games"] == 0  # none ended yet
 
 
+def test_with_one_opponent_seat_the_third_seat_is_the_current_policy_and_trained(tmp_path):
+    """academie3, opponent_seats=1: the heuristic holds the seat after the learner's only; the learner's
+    seat and the seat after the heuristic's are the current policy's, both trained."""
+    cfg = tiny(tmp_path, rules="academie3", train_opponents=("heuristic",), p_opponents=1.0, opponent_seats=1)
+    rollout, batch, _ = _collect(cfg)
+    rel = (rollout.seats - rollout.learner_seat[None, :]) % 3
+    fixed = rel == 1
+    assert fixed.any() and (rel == 2).any() and (rel == 0).any()
+    assert (rollout.train == ~fixed).all()  # two learning seats, the heuristic's untrained
+    assert len(batch) == int((~fixed).sum())
+    heuristic = HeuristicAgent(cfg.make_rules())
+    rng = np.random.default_rng(1)
+    same = np.zeros_like(fixed)
+    for t in range(cfg.num_steps):
+        same[t] = rollout.actions[t] == heuristic.act(rollout.obs[t], rollout.masks[t], rng)
+    assert same[fixed].all()  # the heuristic's seat plays the heuristic's choices
+    assert not same[rel == 2].all()  # the third seat does not: it is the current policy's
+    with pytest.raises(ConfigError, match="opponent_seats"):
+        tiny(tmp_path, rules="academie", train_opponents=("heuristic",), p_opponents=1.0, opponent_seats=2).validate()
+
+
 def test_ended_games_against_fixed_agents_are_counted_apart(tmp_path):
     cfg = tiny(tmp_path, train_opponents=("heuristic",), p_opponents=1.0, num_steps=60)  # deals end
     rollout, _, stats = _collect(cfg)
@@ -89,6 +110,7 @@ def test_a_run_against_fixed_agents_resumes_exactly(tmp_path):
     ({"train_opponents": ("pimc:0",), "p_opponents": 0.5}, "train_opponents"),
     ({"train_opponents": ("heuristic",), "p_opponents": 0.5, "rollout_workers": 2}, "rollout_workers"),
     ({"p_opponents": 1.5}, "p_opponents"),
+    ({"opponent_seats": 1}, "opponent_seats"),
 ])
 def test_bad_opponent_settings_fail_before_training(tmp_path, bad, says):
     with pytest.raises(ConfigError, match=says):

@@ -92,7 +92,10 @@ class TrainConfig:
     train_opponents: tuple[str, ...] = _key((), "fixed agents (specs as eval_opponents) that play the other "
                                             "seat(s) of a share p_opponents of the games; none by default")
     p_opponents: float = _key(0.0, "probability that a new game is against one of train_opponents (each equally "
-                              "likely); the learner trains on its own seat only there", 0.0, 1.0)
+                              "likely); the fixed agent's seats are never trained", 0.0, 1.0)
+    opponent_seats: int = _key(0, "how many of the other seats a fixed agent holds in its games, from the one after "
+                               "the learner's; 0: all of them (with three players, 1 leaves the third seat to the "
+                               "current policy: two learning seats against one fixed agent)", 0, 2)
     opponent_workers: int = _key(1, "processes each searching train_opponent (pimc) spreads its decisions over",
                                  1, 256)
     p_pool: float = _key(0.2, "probability that a game's opponent seat(s) are a past snapshot (of the games not "
@@ -182,6 +185,10 @@ class TrainConfig:
         need(all(map(_agent_spec, self.train_opponents)), "train_opponents", specs)
         need(self.p_opponents == 0 or self.train_opponents, "p_opponents",
              "0 without train_opponents (give train_opponents=SPEC,... to play against fixed agents)")
+        need(self.opponent_seats < self.make_rules().players, "opponent_seats",
+             f"0 to {self.make_rules().players - 1} with {self.rules} ({self.make_rules().players} players)")
+        need(self.opponent_seats == 0 or self.train_opponents, "opponent_seats",
+             "0 without train_opponents (it says how many seats a fixed agent holds)")
         need(not self.train_opponents or self.rollout_workers == 0, "train_opponents",
              "none with rollout_workers (the fixed agents play in this process only)")
         if self.imitation_infer and self.imitation_rounds:

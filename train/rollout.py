@@ -3,9 +3,11 @@
 Every slot of the :class:`~imperiale_env.batch.BatchGame` plays one game (one deal with
 ``single_deal``); the slot's *learner seat* is played by the current policy, and its other
 seat(s), game by game: with probability ``p_opponents`` by one of the fixed agents
-``train_opponents`` (a heuristic or a search to learn against: only the learner's seat is
-trained there), else with probability ``p_pool`` by one past snapshot from the
-:class:`OpponentPool`, else by the current policy too.  Each step records one transition per
+``train_opponents`` (a heuristic or a search to learn against: the fixed agent's seats are never
+trained; ``opponent_seats`` of them, counted from the seat after the learner's, or all; with three
+players and ``opponent_seats=1`` the third seat is the current policy's, so two learning seats meet
+one fixed agent, the two-seat lineup of ``imperiale eval``), else with probability ``p_pool`` by
+one past snapshot from the :class:`OpponentPool`, else by the current policy too.  Each step records one transition per
 slot (the acting player's), in preallocated ``(num_steps, num_envs, ...)`` buffers.
 
 **Per-seat sequences.**  A seat's transitions in a slot form their own sequence: each
@@ -406,6 +408,9 @@ class SelfPlayRollout:
         other = cur != self.learner_seat
         by_pool = other & (self.opponent >= 0)
         by_fixed = other & (self.opponent <= FIXED)
+        if self.cfg.opponent_seats:
+            # The fixed agent holds the opponent_seats seats after the learner's; the rest are the current policy's.
+            by_fixed &= (cur - self.learner_seat) % self.P <= self.cfg.opponent_seats
         if by_pool.any():
             rows_t = torch.from_numpy(np.flatnonzero(by_pool)).to(dev)
             logits[rows_t] = run.pool.logits(self.opponent[by_pool], x[rows_t], mask_t[rows_t])
