@@ -325,6 +325,7 @@ def test_bad_files_are_clear_errors(tmp_path, damage, words):
     (["--plot", "/no/such/folder/p.png"], "does not exist"),
     (["--policy", "nobody"], "--policy: unknown agent"),
     (["--rules", "nope"], "rules"),
+    (["--workers", "0"], "--workers must be from 1"),
 ])
 def test_bad_arguments_fail_before_work(tmp_path, capsys, argv, words):
     assert tb.main([*argv, "--out", str(tmp_path / "b.npz")] if "--out" not in argv else argv) == 2
@@ -354,3 +355,18 @@ def test_an_existing_file_is_kept_unless_overwrite(tmp_path, capsys):
     assert out.read_bytes() == b"a file of the user's"
     assert tb.main([*argv, "--overwrite"]) == 0
     assert read_belief(out).meta["format"] == "imperiale-belief"
+
+
+def test_a_search_policy_plays_the_same_deals_over_any_worker_count(tmp_path):
+    """--workers spreads pimc's decisions over processes; the deals, and so the file, do not change."""
+    files = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}.npz"
+        assert tb.main(["--deals", "3", "--held-out", "1", "--epochs", "1", "--hidden", "8", "--policy", "pimc:2",
+                        "--workers", str(workers), "--calibration-decisions", "0", "--threads", "1",
+                        "--out", str(out), "--no-progress", "--seed", "4"]) == 0
+        files.append(read_belief(out))
+    a, b = files
+    assert a.meta["provenance"]["train_decisions"] == b.meta["provenance"]["train_decisions"] > 0
+    for x, y in zip(a.layers, b.layers, strict=True):
+        assert np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1])

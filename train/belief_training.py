@@ -359,6 +359,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--worlds", type=int, default=2_000,
                    help="worlds drawn a decision for the uniform sampler's marginals (default 2000)")
     p.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes a searching --policy (pimc) spreads its decisions over (default 1; the same "
+                        "deals whatever the count)")
     p.add_argument("--out", default="belief.npz", help="the belief file written (default belief.npz)")
     p.add_argument("--plot", default=None, help="reliability plot (.png) to write (default: none)")
     p.add_argument("--overwrite", action="store_true", help="replace --out and --plot if they exist")
@@ -375,6 +378,7 @@ def _check(args: argparse.Namespace) -> tuple[Rules, tuple[int, ...], object]:
               "--epochs": (args.epochs, 1, MAX_EPOCHS), "--batch": (args.batch, 1, 65_536),
               "--calibration-decisions": (args.calibration_decisions, 0, 100_000),
               "--worlds": (args.worlds, 10, 100_000), "--threads": (args.threads, 1, 256),
+              "--workers": (args.workers, 1, 256),
               "--seed": (args.seed, 0, 2**63 - 1)}
     for name, (value, low, high) in bounds.items():
         if not low <= value <= high:
@@ -397,7 +401,7 @@ def _check(args: argparse.Namespace) -> tuple[Rules, tuple[int, ...], object]:
         if Path(path).exists() and not args.overwrite:
             raise ValueError(f"{flag}: {path!r} exists; pass --overwrite to replace it, or name another file")
     try:
-        agent = make_agent(args.policy, rules)
+        agent = make_agent(args.policy, rules, workers=args.workers)
     except AgentError as exc:
         raise ValueError(f"--policy: {exc}") from None
     return rules, hidden, agent
@@ -420,7 +424,12 @@ def run(args: argparse.Namespace) -> dict:
     start = time.perf_counter()
     total = args.deals + args.held_out
     bar = _bar(not args.no_progress, total, "deal", "deals")
-    data = play_deals(rules, total, agent, args.seed, bar)
+    try:
+        data = play_deals(rules, total, agent, args.seed, bar)
+    finally:
+        close = getattr(agent, "close", None)  # a search's worker processes
+        if callable(close):
+            close()
     if bar is not None:
         bar.close()
     train_rows = data.deal < args.deals
