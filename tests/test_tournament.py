@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import json
 
+import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from imperiale_agents.policies.heuristic import HeuristicAgent
 from imperiale_agents.tournament.match import lineups, play_match, run_tournament, seatings
 from imperiale_agents.tournament.report import write_outputs
 from imperiale_agents.tournament.stats import (
+    MatchLog,
     PairStats,
     bradley_terry,
     cluster_ratio,
     elo_intervals,
     elo_ratings,
+    pair_stats,
     wilson,
 )
 from imperiale_cli.cli import main
@@ -100,6 +105,44 @@ def test_three_players_rotate_the_seats():
             rows = log.seat_agent[g : g + 3]
             for s in range(3):  # every lineup entry sits at every seat once
                 assert sorted(rows[:, s].tolist()) == sorted(log.lineup)
+
+
+def _log(seat_agent, deltas, winner=None):
+    seat_agent, deltas = np.asarray(seat_agent), np.asarray(deltas, dtype=float)[:, None, :]
+    n = len(seat_agent)
+    return MatchLog(lineup=tuple(seat_agent[0]), seat_agent=seat_agent, group=np.arange(n) // 3,
+                    seeds=np.zeros(n, dtype=np.uint64), winner_seat=np.full(n, -1) if winner is None else winner,
+                    deltas=deltas, num_deals=np.ones(n, dtype=np.int64), final_imperiales=np.zeros((n, 3)),
+                    final_points=np.zeros((n, 3)))
+
+
+def test_a_tied_deal_is_split_among_the_tied_seats():
+    """Three players: a tie between two seats of one agent is that agent's deal; a tie across the
+    agents is split by seats; a deal won by a third agent is half to each of the other two."""
+    log = _log([[0, 0, 1]] * 6, [[1, 1, 0],     # A's two seats tie: A's deal
+                                 [1, 0, 1],     # A and B tie: half
+                                 [1, 1, 1],     # all three: A holds two shares of three
+                                 [0, 0, 2],     # B alone
+                                 [2, 0, 0],     # A alone
+                                 [0, 1, 1]])    # A and B tie again
+    a = pair_stats(log, 0, 1, single_deal=True)
+    assert a.deal_score == pytest.approx(1 + 0.5 + 2 / 3 + 0 + 1 + 0.5)
+    assert a.game_score == pytest.approx(a.deal_score)  # single deals: the game is the deal
+    assert pair_stats(log, 1, 0, single_deal=True).deal_score == pytest.approx(6 - a.deal_score)
+    trio = _log([[0, 1, 2]] * 3, [[1, 0, 1], [0, 0, 1], [1, 1, 0]])  # A ties C, C alone, A ties B
+    assert pair_stats(trio, 0, 1, single_deal=True).deal_score == pytest.approx(0.75 + 0.5 + 0.5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(outcomes=hnp.arrays(np.int8, (12, 3), elements=st.integers(0, 2)))
+def test_equal_shares_make_the_seats_par(outcomes):
+    """Over the three rotations of a deal, A's two seats score exactly 2 of 3 deals, whatever ties."""
+    rows = np.repeat(outcomes, 3, axis=0).astype(float)
+    for r in range(3):  # the same deal outcome by seat, A sitting at every pair of seats once
+        rows[r::3] = np.roll(rows[r::3], r, axis=1)
+    seat_agent = np.tile([0, 0, 1], (len(rows), 1))
+    score = pair_stats(_log(seat_agent, rows), 0, 1, single_deal=True).deal_score
+    assert score == pytest.approx(2 / 3 * len(rows))
 
 
 def test_statistics():

@@ -11,8 +11,10 @@ the luck of the cards instead of averaging it away.
 
 **Games and deals.**  ``games`` = whole games to ``rules.target_imperiales``; a game is won by
 the player who reaches the target.  A deal is won by the player whose score value
-``impériales + points / 24`` grew most in that deal (a tie is half a deal to each of the
-tied); the change of each player's value in each deal is reconstructed exactly from the
+``impériales + points / 24`` grew most in that deal (a tie splits the deal equally among the
+tied seats, so two tied seats of one agent make a whole deal of it: with three players, equal
+agents then score exactly their seats' share, 2/3 or 1/3; :func:`~imperiale_agents.tournament.stats.pair_score`);
+the change of each player's value in each deal is reconstructed exactly from the
 engine's score events (``record_events=True``: awards add points, gains add impériales,
 wipes remove points; crossing 24 points is value-neutral), because the engine scores the
 next deal's turned honour before the first decision of that deal.  ``single_deal=True``

@@ -75,7 +75,8 @@ def markdown(result: TournamentResult) -> str:
                      f"| {t.decisions} |")
     lines += [
         "",
-        "Win % are A's (undecided games and tied deals count half).  Paired intervals treat each seed group "
+        "Win % are A's (undecided games count half; a tied deal is split among the tied seats).  "
+        "Paired intervals treat each seed group "
         "(the same deals with the seats rotated) as one unit.  Elo: 400 log10 of Bradley-Terry strengths "
         f"fitted on all games, {result.names[0]} = 0; its 95% CI is the bootstrap over seed groups "
         f"({RATING_RESAMPLES} resamples), relative to {result.names[0]}.  Decision time is amortised over the "

@@ -153,11 +153,22 @@ def elo_intervals(pairs: Sequence[PairStats], num_agents: int, seed: int,
 # ---------------------------------------------------------------------- pairs
 
 
-def _deal_winner_seat(deltas: np.ndarray) -> np.ndarray:
-    """(games, deals) seat whose value grew most; -1 on a tie at the top."""
-    best = deltas.max(axis=2, keepdims=True)
-    top = np.isclose(deltas, best)
-    return np.where(top.sum(axis=2) == 1, top.argmax(axis=2), -1)
+def deal_shares(deltas: np.ndarray) -> np.ndarray:
+    """``(games, deals, seats)``: each seat's share of each deal, the deal split equally among the
+    seats whose value grew most (1 to a lone winner, 1/2 to each of two tied, 1/3 to each of three)."""
+    top = np.isclose(deltas, deltas.max(axis=2, keepdims=True))
+    return top / top.sum(axis=2, keepdims=True)
+
+
+def pair_score(shares: np.ndarray, in_a: np.ndarray, in_b: np.ndarray) -> np.ndarray:
+    """A's score against B in each deal, from the seats' shares (:func:`deal_shares`) and which seats
+    each holds (``(games, seats)``): ``1/2 + (A's shares - B's shares) / 2``.  With only A and B at
+    the table that is A's share: 1 for a deal won, 1/2 for a tie between them, and 1 for a tie
+    between two of A's own seats (the deal is A's either way), so that equal players score
+    exactly their seats' share (2/3 with two seats of three).  A deal won by a third agent is 1/2."""
+    a = (shares * in_a[:, None, :]).sum(axis=2)
+    b = (shares * in_b[:, None, :]).sum(axis=2)
+    return 0.5 + (a - b) / 2
 
 
 @dataclass
@@ -192,22 +203,19 @@ def pair_stats(log: MatchLog, a: int, b: int, single_deal: bool, match: int = 0)
     """Agent ``a`` against agent ``b`` over the games of match number ``match`` (both must sit in it)."""
     n = len(log.seat_agent)
     seat_agent = log.seat_agent
-    # Game outcomes from a's point of view.
-    if single_deal:
-        deal_win = _deal_winner_seat(log.deltas[:, :1])[:, 0]
-        win_seat = np.where(log.winner_seat >= 0, log.winner_seat, deal_win)
-    else:
-        win_seat = log.winner_seat
-    win_agent = np.where(win_seat >= 0, seat_agent[np.arange(n), np.maximum(win_seat, 0)], -1)
-    g_score = np.where(win_agent == a, 1.0, np.where(win_agent == b, 0.0, 0.5))
-    # Deals.
-    dmax = log.deltas.shape[1]
-    played = np.arange(dmax)[None, :] < log.num_deals[:, None]
-    dws = _deal_winner_seat(log.deltas)
-    dwa = np.where(dws >= 0, np.take_along_axis(seat_agent, np.maximum(dws, 0), axis=1), -1)
-    d_score = np.where(dwa == a, 1.0, np.where(dwa == b, 0.0, 0.5)) * played
     in_a = (seat_agent == a).astype(float)
     in_b = (seat_agent == b).astype(float)
+    # Deals: a tie at the top splits the deal among the tied seats.
+    dmax = log.deltas.shape[1]
+    played = np.arange(dmax)[None, :] < log.num_deals[:, None]
+    deal_score = pair_score(deal_shares(log.deltas), in_a, in_b)
+    d_score = deal_score * played
+    # Game outcomes from a's point of view: the game's winner, or (single deals, nobody at the
+    # target) the deal's score.
+    win_agent = np.where(log.winner_seat >= 0, seat_agent[np.arange(n), np.maximum(log.winner_seat, 0)], -1)
+    g_score = np.where(win_agent == a, 1.0, np.where(win_agent == b, 0.0, 0.5))
+    if single_deal:
+        g_score = np.where(log.winner_seat >= 0, g_score, deal_score[:, 0])
     val_a = (log.deltas * in_a[:, None, :]).sum(axis=2) / in_a.sum(axis=1, keepdims=True)
     val_b = (log.deltas * in_b[:, None, :]).sum(axis=2) / in_b.sum(axis=1, keepdims=True)
     margin = (val_a - val_b) * played
