@@ -185,8 +185,9 @@ class TrainConfig:
         need(all(map(_agent_spec, self.train_opponents)), "train_opponents", specs)
         need(self.p_opponents == 0 or self.train_opponents, "p_opponents",
              "0 without train_opponents (give train_opponents=SPEC,... to play against fixed agents)")
-        need(self.opponent_seats < self.make_rules().players, "opponent_seats",
-             f"0 to {self.make_rules().players - 1} with {self.rules} ({self.make_rules().players} players)")
+        players = self.make_rules().players
+        need(self.opponent_seats < players, "opponent_seats",
+             f"0 to {players - 1} with {self.rules} ({players} players)")
         need(self.opponent_seats == 0 or self.train_opponents, "opponent_seats",
              "0 without train_opponents (it says how many seats a fixed agent holds)")
         need(not self.train_opponents or self.rollout_workers == 0, "train_opponents",
