@@ -19,6 +19,7 @@ from numba import njit, prange
 
 from imperiale_env.batch.state import NONE, PLAY, POINT, QUESTION
 from imperiale_env.core.actions import HIDE, POINT_BASE, SHOW, SINK
+from imperiale_env.core.cards import NUM_RANKS
 from imperiale_env.core.tricks import TRICKS_PER_DEAL
 from imperiale_env.kernels.mask_ops import BIT, ONE, SUIT_MASK, ZERO
 from imperiale_env.kernels.trick_rules import beats, legal_plays, proven_absent
@@ -42,7 +43,7 @@ def action_bits(lo: int, hi: int, kind: np.ndarray, current_player: np.ndarray, 
     for i in range(lo, hi):
         k = kind[i]
         if k == PLAY:
-            led = -1 if trick_len[i] == 0 else trick_cards[i, 0] // 9
+            led = -1 if trick_len[i] == 0 else trick_cards[i, 0] // NUM_RANKS
             out[i] = legal_plays(hands[i, current_player[i]], led, win_card[i], trump[i], tricks_played[i] == 0,
                                  must_beat, must_trump, overtrump, first_lead_trump)
         elif k == QUESTION:
@@ -114,8 +115,8 @@ def play_card(s, r: np.ndarray, i: int, a: int, in_play: bool) -> bool:
     s.played_by[i, a] = p
     if pos == 0:
         s.leaders[i, t] = p
-    suit = a // 9
-    led = suit if pos == 0 else s.trick_cards[i, 0] // 9
+    suit = a // NUM_RANKS
+    led = suit if pos == 0 else s.trick_cards[i, 0] // NUM_RANKS
     if suit != led:
         s.voids[i, p] |= 1 << led
     s.not_held[i, p] |= proven_absent(a, -1 if pos == 0 else led, s.win_card[i], s.trump[i], t == 0,

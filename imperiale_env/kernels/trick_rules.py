@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from imperiale_env.core.cards import NUM_RANKS
 from imperiale_env.kernels.mask_ops import BIT, STRONGER, SUIT_MASK, ZERO, card_count
 
 
@@ -18,7 +19,7 @@ from imperiale_env.kernels.mask_ops import BIT, STRONGER, SUIT_MASK, ZERO, card_
 def beats(c: int, win: int, trump: int) -> bool:
     """Does card ``c`` beat ``win``, the card winning the trick so far?  A higher card of its
     suit, or a trump on a plain card."""
-    sc, sw = c // 9, win // 9
+    sc, sw = c // NUM_RANKS, win // NUM_RANKS
     return (sc == sw and c < win) or (sc == trump and sw != trump)
 
 
@@ -38,13 +39,13 @@ def legal_plays(hand: np.uint64, led_suit: int, win: int, trump: int, first_tric
         return hand
     follow = hand & SUIT_MASK[led_suit]
     if follow != ZERO:
-        if must_beat and win // 9 == led_suit:
+        if must_beat and win // NUM_RANKS == led_suit:
             higher = follow & STRONGER[win]
             if higher != ZERO:
                 return higher
         return follow
     if trumps != ZERO and must_trump:
-        if overtrump and win // 9 == trump:
+        if overtrump and win // NUM_RANKS == trump:
             over = trumps & STRONGER[win]
             return over if over != ZERO else hand
         return trumps
@@ -55,8 +56,9 @@ def legal_cards(rules, hand: int, trump: int, led: int, win: int, first_trick: b
     """:func:`legal_plays` for Python callers: ``hand`` and the result as Python ints, ``led`` the
     trick's first card (-1 when the player leads), ``win`` the card winning it, the flags read
     from ``rules`` (:class:`~imperiale_env.core.rules.Rules`)."""
-    return int(legal_plays(np.uint64(hand), led // 9 if led >= 0 else -1, win, trump, first_trick, rules.must_beat,
-                           rules.must_trump, rules.overtrump, rules.first_lead_trump))
+    led_suit = led // NUM_RANKS if led >= 0 else -1
+    return int(legal_plays(np.uint64(hand), led_suit, win, trump, first_trick, rules.must_beat, rules.must_trump,
+                           rules.overtrump, rules.first_lead_trump))
 
 
 @njit(cache=True)
@@ -72,18 +74,18 @@ def proven_absent(c: int, led_suit: int, win: int, trump: int, first_trick: bool
     higher obligation than its own.  The reference observer computes the same set from the
     definition (a card ``x`` is absent when ``c`` is not legal from the hand ``{c, x}``); the
     differential check compares them."""
-    sc = c // 9
+    sc = c // NUM_RANKS
     if led_suit < 0:
         if first_lead_trump and first_trick and sc != trump:
             return SUIT_MASK[trump]
         return ZERO
     if sc == led_suit:
-        if must_beat and win // 9 == led_suit and not c < win:
+        if must_beat and win // NUM_RANKS == led_suit and not c < win:
             return SUIT_MASK[led_suit] & STRONGER[win]
         return ZERO
     absent = SUIT_MASK[led_suit]
     if must_trump:
-        if overtrump and win // 9 == trump:
+        if overtrump and win // NUM_RANKS == trump:
             if not (sc == trump and c < win):
                 absent |= SUIT_MASK[trump] & STRONGER[win]
         elif sc != trump:
